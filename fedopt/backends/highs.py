@@ -1,0 +1,127 @@
+"""HiGHS through highspy, with the model passed as CSC arrays in one call."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import highspy
+import numpy as np
+
+from fedopt.backends.base import BackendResult, SolveOptions
+from fedopt.master import MasterProblem
+
+
+def _silence_banner() -> None:
+    """HiGHS prints a banner on stdout at its first construction; plans may go to stdout."""
+    import os
+    import sys
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+_silence_banner()
+
+# Grace past the time limit before the watchdog cancels a solve that does not stop by itself.
+GRACE = 0.05
+
+
+def _lp(mp: MasterProblem, integer: bool) -> highspy.HighsLp:
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_ = mp.n_cols
+    lp.num_row_ = mp.n_rows
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.offset_ = mp.constant
+    lp.col_cost_ = np.asarray(mp.c, dtype=np.float64)
+    lp.col_lower_ = np.zeros(mp.n_cols)
+    lp.col_upper_ = np.ones(mp.n_cols)
+    lp.row_lower_ = np.where(np.isfinite(mp.lo), mp.lo, -inf)
+    lp.row_upper_ = np.where(np.isfinite(mp.hi), mp.hi, inf)
+    csc = mp.A.tocsc()
+    csc.sort_indices()
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = mp.n_cols
+    lp.a_matrix_.num_row_ = mp.n_rows
+    lp.a_matrix_.start_ = csc.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = csc.indices.astype(np.int32)
+    lp.a_matrix_.value_ = csc.data.astype(np.float64)
+    if integer:
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * mp.n_cols
+    return lp
+
+
+def _new_highs(opts: SolveOptions) -> highspy.Highs:
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", bool(opts.verbose))
+    h.setOptionValue("time_limit", float(max(opts.time_limit, 0.01)))
+    h.setOptionValue("random_seed", int(opts.seed))
+    h.setOptionValue("threads", int(max(opts.threads, 1)))
+    return h
+
+
+def _run_guarded(h: highspy.Highs, limit: float) -> None:
+    """Run, and cancel the solve if it overruns its limit (HiGHS can, in presolve or cuts)."""
+    timer = threading.Timer(limit * (1 + GRACE) + 1.0, h.cancelSolve)
+    timer.daemon = True
+    timer.start()
+    try:
+        h.run()
+    finally:
+        timer.cancel()
+
+
+class HighsBackend:
+    name = "highs"
+
+    def solve_mip(self, mp: MasterProblem, opts: SolveOptions) -> BackendResult:
+        t0 = time.perf_counter()
+        h = _new_highs(opts)
+        h.setOptionValue("mip_rel_gap", float(opts.mip_gap))
+        h.passModel(_lp(mp, integer=True))
+        if opts.hint is not None:
+            sol = highspy.HighsSolution()
+            sol.col_value = list(np.asarray(opts.hint, dtype=float))
+            sol.value_valid = True
+            h.setSolution(sol)
+        _run_guarded(h, opts.time_limit)
+        status = h.getModelStatus()
+        info = h.getInfo()
+        seconds = time.perf_counter() - t0
+        has_x = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        x = np.round(np.asarray(h.getSolution().col_value)) if has_x else None
+        bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
+        if status == highspy.HighsModelStatus.kOptimal:
+            name = "optimal"
+        elif status == highspy.HighsModelStatus.kInfeasible:
+            name = "infeasible"
+        elif has_x:
+            name = "timeout" if status == highspy.HighsModelStatus.kTimeLimit else "feasible"
+        else:
+            name = "timeout" if status == highspy.HighsModelStatus.kTimeLimit else "error"
+        return BackendResult(
+            name, x, mp.objective_of(x) if x is not None else None, bound, seconds,
+            {"highs_status": h.modelStatusToString(status), "nodes": int(info.mip_node_count)},
+        )
+
+    def solve_lp(self, mp: MasterProblem, opts: SolveOptions) -> BackendResult:
+        """The LP relaxation with row duals (for bounds and pricing)."""
+        t0 = time.perf_counter()
+        h = _new_highs(opts)
+        h.passModel(_lp(mp, integer=False))
+        _run_guarded(h, opts.time_limit)
+        status = h.getModelStatus()
+        sol = h.getSolution()
+        ok = status == highspy.HighsModelStatus.kOptimal
+        x = np.asarray(sol.col_value) if ok else None
+        duals = np.asarray(sol.row_dual) if ok else None
+        obj = float(h.getInfo().objective_function_value) if ok else None
+        return BackendResult("optimal" if ok else "error", x, obj, obj, time.perf_counter() - t0, row_duals=duals)

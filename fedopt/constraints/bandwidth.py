@@ -1,0 +1,27 @@
+"""Rule 6: sync and remote-read traffic routed over a link never exceeds its Gbit/s."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fedopt.columns.pool import ColumnPool
+from fedopt.constraints.base import RowBlock, capacity_block
+
+TOL = 1e-9
+
+
+def admits(cols: ColumnPool) -> np.ndarray:
+    inst = cols.inst
+    if not len(inst.link_gbps):
+        return np.ones(cols.size, dtype=bool)
+    use = cols.link_usage.tocoo()
+    over = use.data > inst.link_gbps[use.col] * (1 + TOL) + TOL
+    bad = np.zeros(cols.size, dtype=bool)
+    bad[use.row[over]] = True
+    return ~bad
+
+
+def rows(cols: ColumnPool) -> RowBlock:
+    inst = cols.inst
+    names = [f"link {inst.region_ids[a]}-{inst.region_ids[b]}" for a, b in inst.link_ends]
+    return capacity_block("bandwidth", cols.link_usage, inst.link_gbps, names)
