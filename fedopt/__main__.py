@@ -1,0 +1,5 @@
+import sys
+
+from fedopt.cli import main
+
+sys.exit(main())

@@ -1,0 +1,165 @@
+"""The command line: ``python -m fedopt COMMAND ...``; ``--help`` on every command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+
+from fedopt.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_VIOLATIONS, FedoptError, InputError
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _out(text: str, to_stderr: bool = False) -> None:
+    print(text, file=sys.stderr if to_stderr else sys.stdout, flush=True)
+
+
+# ---------------------------------------------------------------------- solve
+def cmd_solve(args: argparse.Namespace) -> int:
+    from fedopt.atomic import write_atomic
+    from fedopt.backends import get_backend
+    from fedopt.instance import load_instance
+    from fedopt.solve import solve
+
+    try:
+        get_backend(args.backend)
+    except ValueError as exc:
+        raise InputError("--backend", str(exc)) from None
+    inst = load_instance(args.instance)
+    result = solve(inst, backend=args.backend, time_limit=args.time_limit, seed=args.seed,
+                   preset=args.preset, threads=args.threads, verbose=args.verbose)
+    text = result.to_json()
+    if args.output:
+        write_atomic(args.output, text + "\n")
+        if not args.quiet:
+            _out(result.summary())
+    else:
+        _out(text)
+        if not args.quiet:
+            _out(result.summary(), to_stderr=True)
+    return 0
+
+
+def add_solve(sub) -> None:
+    p = sub.add_parser("solve", help="solve an instance into a checked plan",
+                       description="Solve a model-v1 instance; the plan is checked before it is written.")
+    p.add_argument("instance", help="instance.json (model v1)")
+    p.add_argument("-o", "--output", help="write the plan here (atomically); default: stdout")
+    p.add_argument("--backend", default="highs", help="highs (default) | cpsat | pyomo | pyomo:SOLVER")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds (default: the preset's)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same plan)")
+    p.add_argument("--preset", default=None, help="solver preset in solvers/ (default, fast, thorough) or a .toml path")
+    p.add_argument("--threads", type=int, default=None, help="solver threads (default: the preset's)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print no summary")
+    p.add_argument("-v", "--verbose", action="store_true", help="show the solver's log")
+    p.set_defaults(func=cmd_solve)
+
+
+# ---------------------------------------------------------------------- check
+def cmd_check(args: argparse.Namespace) -> int:
+    from fedopt.check import check_plan
+    from fedopt.instance import load_instance
+    from fedopt.instance.io import parse_document, read_bytes
+    from fedopt.instance.schema import PlanDoc
+
+    inst = load_instance(args.instance)
+    plan = parse_document(read_bytes(args.plan), PlanDoc, args.plan)
+    verdict = check_plan(inst, plan)
+    if args.json:
+        _out(json.dumps({"ok": verdict.ok, "objective": verdict.objective, "terms": verdict.terms,
+                         "violations": [{"rule": v.rule, "message": v.message} for v in verdict.violations]}, indent=1))
+    else:
+        for v in verdict.violations:
+            _out(str(v))
+        terms = "  ".join(f"{k} {v:.6g}" for k, v in verdict.terms.items())
+        verdict_word = "OK" if verdict.ok else f"{len(verdict.violations)} violation(s)"
+        _out(f"{verdict_word}; objective {verdict.objective:.9g} ({terms})")
+    return 0 if verdict.ok else EXIT_VIOLATIONS
+
+
+def add_check(sub) -> None:
+    p = sub.add_parser("check", help="check a plan against every rule; exit 1 on violations",
+                       description="Recompute every rule (1-9, and horizon timing) and the objective "
+                                   "of a plan from the instance alone.")
+    p.add_argument("instance")
+    p.add_argument("plan")
+    p.add_argument("--json", action="store_true", help="machine-readable verdict")
+    p.set_defaults(func=cmd_check)
+
+
+# ---------------------------------------------------------------------- schema / info
+def cmd_schema(args: argparse.Namespace) -> int:
+    from fedopt.instance.schema import InstanceDoc, PlanDoc
+
+    model = PlanDoc if args.plan else InstanceDoc
+    schema = model.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "fedopt plan (model v1)" if args.plan else "fedopt instance (model v1)"
+    _out(json.dumps(schema, indent=1))
+    return 0
+
+
+def add_schema(sub) -> None:
+    p = sub.add_parser("schema", help="print the JSON Schema of instances (or plans)",
+                       description="Print the JSON Schema (draft 2020-12) of the model-v1 instance format.")
+    p.add_argument("--plan", action="store_true", help="the plan format instead")
+    p.set_defaults(func=cmd_schema)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from fedopt.info import describe
+    from fedopt.instance import load_instance
+
+    _out(describe(load_instance(args.instance)))
+    return 0
+
+
+def add_info(sub) -> None:
+    p = sub.add_parser("info", help="a readable summary of an instance",
+                       description="Cards by type and region, demand against capacity, links.")
+    p.add_argument("instance")
+    p.set_defaults(func=cmd_info)
+
+
+# ---------------------------------------------------------------------- main
+COMMANDS = [add_solve, add_check, add_schema, add_info]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="fedopt",
+        description="Optimal placement of AI jobs on federations of GPU/NPU clusters.",
+        epilog="Exit status: 0 ok, 1 check found violations, 2 bad input, 3 infeasible, 130 interrupted.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for add in COMMANDS:
+        add(sub)
+    return p
+
+
+class _ArgumentParserExit(Exception):
+    pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    args = p.parse_args(argv)  # argparse exits 2 on bad arguments, as our bad input does
+    if not getattr(args, "func", None):
+        p.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.func(args))
+    except FedoptError as exc:
+        _out(f"fedopt: error: {exc}", to_stderr=True)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        _out("fedopt: interrupted", to_stderr=True)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
