@@ -1,9 +1,9 @@
 """fedopt: optimal placement of AI jobs on federations of heterogeneous GPU/NPU clusters.
 
-    >>> import fedopt
-    >>> inst = fedopt.load_instance("instances/tiny/capacity.json")
-    >>> result = fedopt.solve(inst)
-    >>> result.summary(); result.to_frame(); result.to_json()
+>>> import fedopt
+>>> inst = fedopt.load_instance("instances/tiny/capacity.json")
+>>> result = fedopt.solve(inst)
+>>> result.summary(); result.to_frame(); result.to_json()
 """
 
 from fedopt.check import CheckResult, check_plan

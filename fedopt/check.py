@@ -178,7 +178,7 @@ def _check_placement(inst: Instance, pl: _Placement, out: list[Violation]) -> No
         out.append(Violation(3, f"{name}: total {pl.total} cards is not an allowed total"))
 
 
-def _flows(inst: Instance, pl: _Placement, out: list[Violation] | None) -> tuple[dict[int, float], float, dict[int, float]]:
+def _flows(inst: Instance, pl: _Placement, out: list[Violation] | None) -> tuple[dict, float, dict]:
     """Link loads (Gbit/s), egress cost per hour and storage reads per cluster of a placement."""
     job = inst.doc.jobs[pl.j]
     links: dict[int, float] = defaultdict(float)
@@ -194,7 +194,8 @@ def _flows(inst: Instance, pl: _Placement, out: list[Violation] | None) -> tuple
                 continue
             if not inst.routes.reachable[anchor, r]:
                 if out is not None:
-                    out.append(Violation(6, f"{job.id}: no route for sync from {inst.region_ids[anchor]} to {inst.region_ids[r]}"))
+                    where = f"{inst.region_ids[anchor]} to {inst.region_ids[r]}"
+                    out.append(Violation(6, f"{job.id}: no route for sync from {where}"))
                 continue
             for k in inst.routes.links[anchor][r]:
                 links[k] += job.split.sync_gbps
@@ -273,7 +274,6 @@ def check_plan(inst: Instance, plan: PlanDoc, *, check_objective: bool = True) -
     placed = _resolve(inst, plan, out)
     hz = inst.horizon
     w = inst.doc.settings.weights
-    mh = inst.doc.settings.migration_hours
     flows = {j: _flows(inst, pl, out) for j, pl in placed.items()}
     for pl in placed.values():
         _check_placement(inst, pl, out)
@@ -323,12 +323,12 @@ def check_plan(inst: Instance, plan: PlanDoc, *, check_objective: bool = True) -
         done = sum(inst.job_priority[j] * (pl.start + durations[j]) * hz.slot_hours for j, pl in placed.items())
         pending = sum(
             inst.job_priority[j] * (hz.slots + _best_single_pool_duration(inst, j)) * hz.slot_hours
-            for j in range(inst.n_jobs) if j not in placed
+            for j in range(inst.n_jobs)
+            if j not in placed
         )
         egress = sum(flows[j][1] * durations[j] * hz.slot_hours for j in placed)
         terms |= {"completion": w.completion * (done + pending), "egress": w.egress * egress}
         objective = terms["completion"] + terms["egress"] + terms["migration"] + terms["preemption"]
-    if check_objective and plan.objective is not None:
-        if abs(plan.objective - objective) > 1e-6 * max(1.0, abs(objective)):
-            out.append(Violation(11, f"objective stated {plan.objective:g}, recomputed {objective:g}"))
+    if check_objective and plan.objective is not None and abs(plan.objective - objective) > 1e-6 * max(1.0, abs(objective)):
+        out.append(Violation(11, f"objective stated {plan.objective:g}, recomputed {objective:g}"))
     return CheckResult(out, float(objective), {k: float(v) for k, v in terms.items()})

@@ -20,16 +20,21 @@ def _out(text: str, to_stderr: bool = False) -> None:
 def cmd_solve(args: argparse.Namespace) -> int:
     from fedopt.atomic import write_atomic
     from fedopt.backends import get_backend
-    from fedopt.instance import load_instance
     from fedopt.solve import solve
 
     try:
         get_backend(args.backend)
     except ValueError as exc:
         raise InputError("--backend", str(exc)) from None
-    inst = load_instance(args.instance)
-    result = solve(inst, backend=args.backend, time_limit=args.time_limit, seed=args.seed,
-                   preset=args.preset, threads=args.threads, verbose=args.verbose)
+    result = solve(
+        args.instance,
+        backend=args.backend,
+        time_limit=args.time_limit,
+        seed=args.seed,
+        preset=args.preset,
+        threads=args.threads,
+        verbose=args.verbose,
+    )
     text = result.to_json()
     if args.output:
         write_atomic(args.output, text + "\n")
@@ -43,8 +48,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def add_solve(sub) -> None:
-    p = sub.add_parser("solve", help="solve an instance into a checked plan",
-                       description="Solve a model-v1 instance; the plan is checked before it is written.")
+    p = sub.add_parser(
+        "solve",
+        help="solve an instance into a checked plan",
+        description="Solve a model-v1 instance; the plan is checked before it is written.",
+    )
     p.add_argument("instance", help="instance.json (model v1)")
     p.add_argument("-o", "--output", help="write the plan here (atomically); default: stdout")
     p.add_argument("--backend", default="highs", help="highs (default) | cpsat | pyomo | pyomo:SOLVER")
@@ -68,8 +76,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     plan = parse_document(read_bytes(args.plan), PlanDoc, args.plan)
     verdict = check_plan(inst, plan)
     if args.json:
-        _out(json.dumps({"ok": verdict.ok, "objective": verdict.objective, "terms": verdict.terms,
-                         "violations": [{"rule": v.rule, "message": v.message} for v in verdict.violations]}, indent=1))
+        _out(
+            json.dumps(
+                {
+                    "ok": verdict.ok,
+                    "objective": verdict.objective,
+                    "terms": verdict.terms,
+                    "violations": [{"rule": v.rule, "message": v.message} for v in verdict.violations],
+                },
+                indent=1,
+            )
+        )
     else:
         for v in verdict.violations:
             _out(str(v))
@@ -80,9 +97,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def add_check(sub) -> None:
-    p = sub.add_parser("check", help="check a plan against every rule; exit 1 on violations",
-                       description="Recompute every rule (1-9, and horizon timing) and the objective "
-                                   "of a plan from the instance alone.")
+    p = sub.add_parser(
+        "check",
+        help="check a plan against every rule; exit 1 on violations",
+        description="Recompute every rule (1-9, and horizon timing) and the objective of a plan from the instance alone.",
+    )
     p.add_argument("instance")
     p.add_argument("plan")
     p.add_argument("--json", action="store_true", help="machine-readable verdict")
@@ -102,8 +121,11 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def add_schema(sub) -> None:
-    p = sub.add_parser("schema", help="print the JSON Schema of instances (or plans)",
-                       description="Print the JSON Schema (draft 2020-12) of the model-v1 instance format.")
+    p = sub.add_parser(
+        "schema",
+        help="print the JSON Schema of instances (or plans)",
+        description="Print the JSON Schema (draft 2020-12) of the model-v1 instance format.",
+    )
     p.add_argument("--plan", action="store_true", help="the plan format instead")
     p.set_defaults(func=cmd_schema)
 
@@ -117,14 +139,49 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def add_info(sub) -> None:
-    p = sub.add_parser("info", help="a readable summary of an instance",
-                       description="Cards by type and region, demand against capacity, links.")
+    p = sub.add_parser(
+        "info", help="a readable summary of an instance", description="Cards by type and region, demand against capacity, links."
+    )
     p.add_argument("instance")
     p.set_defaults(func=cmd_info)
 
 
+# ---------------------------------------------------------------------- generate
+def cmd_generate(args: argparse.Namespace) -> int:
+    from fedopt.atomic import write_atomic
+    from fedopt.generate import PRESETS, generate
+
+    if args.preset not in PRESETS:
+        raise InputError("--preset", f"unknown preset {args.preset!r}; choose {', '.join(PRESETS)}")
+    doc = generate(args.preset, seed=args.seed, name=args.name, horizon=args.horizon)
+    text = json.dumps(doc, indent=1 if args.indent else None)
+    if args.output:
+        write_atomic(args.output, text + "\n")
+        n_cards = sum(p["cards"] for c in doc["clusters"] for p in c["pools"])
+        _out(f"wrote {args.output}: {n_cards} cards, {len(doc['jobs'])} jobs, {len(doc['regions'])} regions", to_stderr=True)
+    else:
+        _out(text)
+    return 0
+
+
+def add_generate(sub) -> None:
+    p = sub.add_parser(
+        "generate",
+        help="make a realistic instance from the public traces",
+        description="Realistic model-v1 instances: Alibaba fleet mix, Philly job sizes and tenants, "
+        "roofline rates. Same preset and seed, same file.",
+    )
+    p.add_argument("--preset", default="m", help="s (~128 cards), m (~1k), l (~10k), xl (~100k)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--name", default=None, help="instance name (default gen-PRESET-SEED)")
+    p.add_argument("--horizon", type=int, default=None, help="add a horizon of this many one-hour slots")
+    p.add_argument("--indent", action="store_true", help="indent the JSON for reading")
+    p.add_argument("-o", "--output", help="file to write (atomically); default stdout")
+    p.set_defaults(func=cmd_generate)
+
+
 # ---------------------------------------------------------------------- main
-COMMANDS = [add_solve, add_check, add_schema, add_info]
+COMMANDS = [add_solve, add_check, add_schema, add_info, add_generate]
 
 
 def parser() -> argparse.ArgumentParser:

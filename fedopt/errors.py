@@ -49,6 +49,4 @@ class InfeasibleError(FedoptError):
 
     def __init__(self, conflicts: list[str]):
         self.conflicts = conflicts
-        super().__init__(
-            "no feasible plan: pinned jobs alone break limits:\n  " + "\n  ".join(conflicts)
-        )
+        super().__init__("no feasible plan: pinned jobs alone break limits:\n  " + "\n  ".join(conflicts))

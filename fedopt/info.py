@@ -14,9 +14,11 @@ def _table(header: list[str], rows: list[list], widths: list[int] | None = None)
 
 
 def describe(inst: Instance) -> str:
-    lines = [f"instance {inst.name}: {len(inst.region_ids)} regions, {len(inst.doc.links)} links, "
-             f"{len(inst.cluster_ids)} clusters, {inst.n_pools} pools, {len(inst.dataset_ids)} datasets, "
-             f"{len(inst.tenant_ids)} tenants, {inst.n_jobs} jobs"]
+    lines = [
+        f"instance {inst.name}: {len(inst.region_ids)} regions, {len(inst.doc.links)} links, "
+        f"{len(inst.cluster_ids)} clusters, {inst.n_pools} pools, {len(inst.dataset_ids)} datasets, "
+        f"{len(inst.tenant_ids)} tenants, {inst.n_jobs} jobs"
+    ]
     if inst.horizon is not None:
         lines.append(f"horizon: {inst.horizon.slots} slots of {inst.horizon.slot_hours} h")
     # fleet: cards by type x region
@@ -40,9 +42,11 @@ def describe(inst: Instance) -> str:
     min_demand = int(sum(int(t.min()) for t in inst.job_totals))
     max_demand = int(sum(int(t.max()) for t in inst.job_totals))
     lines.append("")
-    lines.append(f"demand: {min_demand} cards at least, {max_demand} at most, against {total_cards} in the fleet "
-                 f"({min_demand / max(total_cards, 1):.0%}); {int(inst.running_cards.sum())} held by "
-                 f"{sum(r is not None for r in inst.running)} running jobs, {int(inst.pinned.sum())} of them pinned")
+    lines.append(
+        f"demand: {min_demand} cards at least, {max_demand} at most, against {total_cards} in the fleet "
+        f"({min_demand / max(total_cards, 1):.0%}); {int(inst.running_cards.sum())} held by "
+        f"{sum(r is not None for r in inst.running)} running jobs, {int(inst.pinned.sum())} of them pinned"
+    )
     never = [inst.job_ids[j] for j in np.flatnonzero(~inst.pool_ok.any(axis=1))]
     if never:
         lines.append(f"jobs with no eligible pool ({len(never)}): {', '.join(never[:10])}{' ...' if len(never) > 10 else ''}")
@@ -52,7 +56,8 @@ def describe(inst: Instance) -> str:
     if len(inst.doc.links):
         lines.append("")
         lines.append("links")
-        lines += _table(["link", "Gbit/s", "ms", "egress/GB"], [
-            [f"{lk.a}-{lk.b}", f"{lk.gbps:g}", f"{lk.latency_ms:g}", f"{lk.egress_per_gb:g}"] for lk in inst.doc.links
-        ])
+        lines += _table(
+            ["link", "Gbit/s", "ms", "egress/GB"],
+            [[f"{lk.a}-{lk.b}", f"{lk.gbps:g}", f"{lk.latency_ms:g}", f"{lk.egress_per_gb:g}"] for lk in inst.doc.links],
+        )
     return "\n".join(lines)

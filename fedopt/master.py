@@ -36,7 +36,9 @@ class MasterProblem:
         return [label for b in self.blocks for label in b.labels]
 
     def row_families(self) -> np.ndarray:
-        return np.concatenate([np.full(b.n, b.family, dtype=object) for b in self.blocks]) if self.blocks else np.zeros(0, dtype=object)
+        if not self.blocks:
+            return np.zeros(0, dtype=object)
+        return np.concatenate([np.full(b.n, b.family, dtype=object) for b in self.blocks])
 
     def objective_of(self, x: np.ndarray) -> float:
         return float(self.c @ x + self.constant)

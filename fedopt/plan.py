@@ -43,9 +43,15 @@ class Result:
             parts = [Part(cluster=inst.cluster_ids[c], card_type=inst.card_ids[t], count=n) for c, t, n in self.placements[j]]
             assignments.append(Assignment(job=inst.job_ids[j], parts=parts, start_slot=self.start_slots.get(j)))
         return PlanDoc(
-            version=1, instance=inst.name, status=self.status, objective=_round(self.objective),
-            bound=_round(self.bound), gap=_round(self.gap), assignments=assignments,
-            solver=self.solver, stats=self.stats,
+            version=1,
+            instance=inst.name,
+            status=self.status,
+            objective=_round(self.objective),
+            bound=_round(self.bound),
+            gap=_round(self.gap),
+            assignments=assignments,
+            solver=self.solver,
+            stats=self.stats,
         )
 
     def to_dict(self) -> dict:
@@ -70,18 +76,33 @@ class Result:
                 moved = running and sorted(self.placements[j]) != sorted(inst.running[j])
                 status = "migrated" if moved else ("kept" if running else "started")
                 for c, t, n in self.placements[j]:
-                    rows.append({
-                        "job": inst.job_ids[j], "status": status, "cluster": inst.cluster_ids[c],
-                        "region": inst.region_ids[inst.cluster_region[c]], "card_type": inst.card_ids[t],
-                        "count": n, "start_slot": self.start_slots.get(j), "priority": inst.job_priority[j],
-                        "rate": inst.rate[j, t],
-                    })
+                    rows.append(
+                        {
+                            "job": inst.job_ids[j],
+                            "status": status,
+                            "cluster": inst.cluster_ids[c],
+                            "region": inst.region_ids[inst.cluster_region[c]],
+                            "card_type": inst.card_ids[t],
+                            "count": n,
+                            "start_slot": self.start_slots.get(j),
+                            "priority": inst.job_priority[j],
+                            "rate": inst.rate[j, t],
+                        }
+                    )
             else:
-                rows.append({
-                    "job": inst.job_ids[j], "status": "preempted" if running else "pending", "cluster": None,
-                    "region": None, "card_type": None, "count": 0, "start_slot": None,
-                    "priority": inst.job_priority[j], "rate": None,
-                })
+                rows.append(
+                    {
+                        "job": inst.job_ids[j],
+                        "status": "preempted" if running else "pending",
+                        "cluster": None,
+                        "region": None,
+                        "card_type": None,
+                        "count": 0,
+                        "start_slot": None,
+                        "priority": inst.job_priority[j],
+                        "rate": None,
+                    }
+                )
         return pd.DataFrame(rows)
 
     def counts(self) -> dict[str, int]:
@@ -103,7 +124,8 @@ class Result:
         """A short table for people: jobs by status, cards by type, objective, bound, gap, time."""
         lines = [f"instance {self.inst.name}: {self.status}"]
         counts = self.counts()
-        lines.append("jobs    " + "  ".join(f"{k} {counts.get(k, 0)}" for k in ("started", "kept", "migrated", "preempted", "pending")))
+        kinds = ("started", "kept", "migrated", "preempted", "pending")
+        lines.append("jobs    " + "  ".join(f"{k} {counts.get(k, 0)}" for k in kinds))
         lines.append(f"{'card type':<12}{'used':>8}{'fleet':>8}{'share':>8}")
         for t, (used, total) in self.cards_by_type().items():
             lines.append(f"{t:<12}{used:>8}{total:>8}{used / total:>8.0%}")
@@ -119,7 +141,8 @@ class Result:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"Result({self.inst.name!r}, status={self.status!r}, objective={self.objective}, bound={self.bound}, placed={len(self.placements)}/{self.inst.n_jobs})"
+        placed = f"{len(self.placements)}/{self.inst.n_jobs}"
+        return f"Result({self.inst.name!r}, status={self.status!r}, objective={self.objective}, placed={placed})"
 
 
 def _round(x: float | None) -> float | None:

@@ -40,9 +40,13 @@ def build(inst: Instance, split_budget: int = DEFAULT_SPLIT_BUDGET) -> tuple[Mas
         mp = build_master(cols.subset(useful))
     raise_if_pinned_infeasible(full, keep, mp)
     stats = {
-        "columns_enumerated": int(full.size), "columns": int(mp.n_cols), "rows": int(mp.n_rows),
-        "nonzeros": int(mp.A.nnz), "enumeration_complete": bool(full.complete),
-        "seconds_enumerate": t1 - t0, "seconds_build": time.perf_counter() - t1,
+        "columns_enumerated": int(full.size),
+        "columns": int(mp.n_cols),
+        "rows": int(mp.n_rows),
+        "nonzeros": int(mp.A.nnz),
+        "enumeration_complete": bool(full.complete),
+        "seconds_enumerate": t1 - t0,
+        "seconds_build": time.perf_counter() - t1,
     }
     if full.notes:
         stats["notes"] = list(full.notes)
@@ -66,6 +70,7 @@ def solve(
     """
     t_start = time.perf_counter()
     inst = instance if isinstance(instance, Instance) else load_instance(instance)
+    t_loaded = time.perf_counter()
     if inst.horizon is not None:
         raise NotImplementedError("horizon instances are not solved yet; see the README's status")
     cfg = load_preset(preset or "default")
@@ -73,7 +78,8 @@ def solve(
         time_limit=time_limit if time_limit is not None else cfg.time_limit,
         mip_gap=mip_gap if mip_gap is not None else cfg.mip_gap,
         threads=threads if threads is not None else cfg.threads,
-        seed=seed, verbose=verbose,
+        seed=seed,
+        verbose=verbose,
     )
     mp, stats = build(inst, cfg.split_budget)
     t_built = time.perf_counter()
@@ -95,14 +101,26 @@ def solve(
     if bound is not None and bound < objective:
         bound = objective  # rounding of the solver's bound
     seconds = {
-        "load": 0.0, "build": t_built - t_start, "greedy": t_greedy - t_built,
-        "solve": res.seconds, "total": time.perf_counter() - t_start,
+        "load": t_loaded - t_start,
+        "build": t_built - t_loaded,
+        "greedy": t_greedy - t_built,
+        "solve": res.seconds,
+        "total": time.perf_counter() - t_start,
     }
     stats = stats | {"greedy_objective": mp.objective_of(hint), "seconds": seconds, "method": "exact"}
     result = Result(
-        inst, _placements(mp, x), status, objective, bound,
-        solver={"backend": res.info | {"name": backend}, "time_limit": opts.time_limit, "seed": seed,
-                "mip_gap": opts.mip_gap, "threads": opts.threads},
+        inst,
+        _placements(mp, x),
+        status,
+        objective,
+        bound,
+        solver={
+            "backend": res.info | {"name": backend},
+            "time_limit": opts.time_limit,
+            "seed": seed,
+            "mip_gap": opts.mip_gap,
+            "threads": opts.threads,
+        },
         stats=stats,
     )
     _assert_checked(result)

@@ -21,7 +21,8 @@ BIG = 2**62
 
 
 def _integer_row(coef: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, int, int]:
-    if np.all(coef == np.round(coef)) and (not math.isfinite(lo) or lo == round(lo)) and (not math.isfinite(hi) or hi == round(hi)):
+    integral = lambda v: not math.isfinite(v) or v == round(v)  # noqa: E731
+    if np.all(coef == np.round(coef)) and integral(lo) and integral(hi):
         ilo = int(lo) if math.isfinite(lo) else -BIG
         ihi = int(hi) if math.isfinite(hi) else BIG
         return coef.astype(np.int64), ilo, ihi
@@ -68,7 +69,7 @@ class CpSatBackend:
         has_x = st in (cp_model.OPTIMAL, cp_model.FEASIBLE)
         x = None
         if has_x:
-            x = np.array([solver.Value(model.GetIntVarFromProtoIndex(i)) for i in range(mp.n_cols)], dtype=float) if mp.n_cols else np.zeros(0)
+            x = np.array([solver.Value(model.GetIntVarFromProtoIndex(i)) for i in range(mp.n_cols)], dtype=float)
         bound = float(solver.BestObjectiveBound()) if has_x or st == cp_model.UNKNOWN else None
         name = {cp_model.OPTIMAL: "optimal", cp_model.INFEASIBLE: "infeasible"}.get(st)
         if name is None:
@@ -76,6 +77,10 @@ class CpSatBackend:
         if bound is not None and not math.isfinite(bound):
             bound = None
         return BackendResult(
-            name, x, mp.objective_of(x) if x is not None else None, bound, seconds,
+            name,
+            x,
+            mp.objective_of(x) if x is not None else None,
+            bound,
+            seconds,
             {"cpsat_status": solver.StatusName(st), "branches": int(solver.NumBranches())},
         )

@@ -108,7 +108,11 @@ class HighsBackend:
         else:
             name = "timeout" if status == highspy.HighsModelStatus.kTimeLimit else "error"
         return BackendResult(
-            name, x, mp.objective_of(x) if x is not None else None, bound, seconds,
+            name,
+            x,
+            mp.objective_of(x) if x is not None else None,
+            bound,
+            seconds,
             {"highs_status": h.modelStatusToString(status), "nodes": int(info.mip_node_count)},
         )
 

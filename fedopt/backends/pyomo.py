@@ -14,7 +14,15 @@ import numpy as np
 from fedopt.backends.base import BackendResult, SolveOptions
 from fedopt.master import MasterProblem
 
-TIME_OPTION = {"highs": "time_limit", "appsi_highs": "time_limit", "gurobi": "TimeLimit", "cplex": "timelimit", "scip": "limits/time", "cbc": "seconds", "glpk": "tmlim"}
+TIME_OPTION = {
+    "highs": "time_limit",
+    "appsi_highs": "time_limit",
+    "gurobi": "TimeLimit",
+    "cplex": "timelimit",
+    "scip": "limits/time",
+    "cbc": "seconds",
+    "glpk": "tmlim",
+}
 
 
 def to_pyomo(mp: MasterProblem):
@@ -78,6 +86,10 @@ class PyomoBackend:
         else:
             name = "feasible" if x is not None else "error"
         return BackendResult(
-            name, x, mp.objective_of(x) if x is not None else None, bound, time.perf_counter() - t0,
+            name,
+            x,
+            mp.objective_of(x) if x is not None else None,
+            bound,
+            time.perf_counter() - t0,
             {"pyomo_termination": str(cond)},
         )

@@ -50,8 +50,13 @@ def single_pool_columns(inst: Instance, jobs: np.ndarray | None = None) -> Colum
     col_job, col_pool, col_total = col_job[fits], col_pool[fits], col_total[fits]
     n = len(col_job)
     return ColumnPool(
-        inst, col_job, inst.pool_type[col_pool], col_total, np.arange(n + 1, dtype=np.int64),
-        inst.pool_cluster[col_pool], col_total.copy(),
+        inst,
+        col_job,
+        inst.pool_type[col_pool],
+        col_total,
+        np.arange(n + 1, dtype=np.int64),
+        inst.pool_cluster[col_pool],
+        col_total.copy(),
     )
 
 
@@ -81,10 +86,14 @@ def split_columns(inst: Instance, budget: int = DEFAULT_SPLIT_BUDGET, jobs: np.n
             pools = np.flatnonzero(ok[j] & (inst.pool_type == t))
             if len(pools) < 2:
                 continue
-            groups = [pools] if inst.job_federation[j] else [
-                pools[inst.cluster_region[inst.pool_cluster[pools]] == r]
-                for r in np.unique(inst.cluster_region[inst.pool_cluster[pools]])
-            ]
+            groups = (
+                [pools]
+                if inst.job_federation[j]
+                else [
+                    pools[inst.cluster_region[inst.pool_cluster[pools]] == r]
+                    for r in np.unique(inst.cluster_region[inst.pool_cluster[pools]])
+                ]
+            )
             for group in groups:
                 for k in range(2, min(kmax, len(group)) + 1):
                     for combo in combinations(group.tolist(), k):
@@ -118,9 +127,15 @@ def split_columns(inst: Instance, budget: int = DEFAULT_SPLIT_BUDGET, jobs: np.n
         return pool
     ptr = np.concatenate([[0], np.cumsum(np.concatenate(ptr_l[1:]))]).astype(np.int64)
     return ColumnPool(
-        inst, np.concatenate(job_l).astype(np.int64), np.concatenate(type_l).astype(np.int64),
-        np.concatenate(total_l).astype(np.int64), ptr, np.concatenate(cl_l).astype(np.int64),
-        np.concatenate(cnt_l).astype(np.int64), complete, notes,
+        inst,
+        np.concatenate(job_l).astype(np.int64),
+        np.concatenate(type_l).astype(np.int64),
+        np.concatenate(total_l).astype(np.int64),
+        ptr,
+        np.concatenate(cl_l).astype(np.int64),
+        np.concatenate(cnt_l).astype(np.int64),
+        complete,
+        notes,
     )
 
 

@@ -61,8 +61,15 @@ class ColumnPool:
         ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
         gather = np.repeat(starts - ptr[:-1], lens) + np.arange(ptr[-1])
         return ColumnPool(
-            self.inst, self.job[idx], self.ctype[idx], self.total[idx], ptr,
-            self.part_cluster[gather], self.part_count[gather], self.complete, list(self.notes),
+            self.inst,
+            self.job[idx],
+            self.ctype[idx],
+            self.total[idx],
+            ptr,
+            self.part_cluster[gather],
+            self.part_count[gather],
+            self.complete,
+            list(self.notes),
         )
 
     # ------------------------------------------------------------------ derived arrays
@@ -98,9 +105,7 @@ class ColumnPool:
     def region_cards(self) -> sp.csr_matrix:
         """[n, R]: cards each column holds in each region."""
         n_r = len(self.inst.region_ids)
-        return sp.csr_matrix(
-            (self.part_count.astype(float), (self.part_col, self.part_region)), shape=(self.size, n_r)
-        )
+        return sp.csr_matrix((self.part_count.astype(float), (self.part_col, self.part_region)), shape=(self.size, n_r))
 
     @cached_property
     def nregions(self) -> np.ndarray:
@@ -158,9 +163,7 @@ class ColumnPool:
     def storage_usage(self) -> sp.csr_matrix:
         """[n, C] data read rate (Gbit/s) in each cluster."""
         reads = self.inst.job_read_gbps[self.job[self.part_col]] * self.part_frac
-        return sp.csr_matrix(
-            (reads, (self.part_col, self.part_cluster)), shape=(self.size, len(self.inst.cluster_ids))
-        )
+        return sp.csr_matrix((reads, (self.part_col, self.part_cluster)), shape=(self.size, len(self.inst.cluster_ids)))
 
     @cached_property
     def link_usage(self) -> sp.csr_matrix:
@@ -197,9 +200,11 @@ class ColumnPool:
     def is_running(self) -> np.ndarray:
         """The column is exactly the job's running placement (order of parts aside)."""
         inst = self.inst
-        key = np.bincount(
-            self.part_col, weights=_part_key(self.part_cluster, self.part_count), minlength=self.size
-        ) + self.ctype * 7919.0 + self.nparts * 104729.0
+        key = (
+            np.bincount(self.part_col, weights=_part_key(self.part_cluster, self.part_count), minlength=self.size)
+            + self.ctype * 7919.0
+            + self.nparts * 104729.0
+        )
         run_key = np.full(inst.n_jobs, np.nan)
         for j, run in enumerate(inst.running):
             if run:

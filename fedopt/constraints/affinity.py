@@ -38,7 +38,7 @@ def rows(cols: ColumnPool) -> RowBlock:
 
     use = cols.cluster_use.tocsc()
     for a, b in inst.different_cluster_pairs:
-        ca, cb = order[starts[a]:starts[a + 1]], order[starts[b]:starts[b + 1]]
+        ca, cb = order[starts[a] : starts[a + 1]], order[starts[b] : starts[b + 1]]
         ua, ub = use[ca], use[cb]
         shared = np.flatnonzero((np.asarray(ua.sum(axis=0)).ravel() > 0) & (np.asarray(ub.sum(axis=0)).ravel() > 0))
         for q in shared:
@@ -46,14 +46,13 @@ def rows(cols: ColumnPool) -> RowBlock:
             add(hit, f"different_cluster {inst.job_ids[a]}/{inst.job_ids[b]} in {inst.cluster_ids[q]}")
     region = cols.single_region
     for a, b in inst.same_region_pairs:
-        ca, cb = order[starts[a]:starts[a + 1]], order[starts[b]:starts[b + 1]]
+        ca, cb = order[starts[a] : starts[a + 1]], order[starts[b] : starts[b + 1]]
         if not len(ca) or not len(cb):
             continue
         for x, y in ((ca, cb), (cb, ca)):
             jx, jy = inst.job_ids[cols.job[x[0]]], inst.job_ids[cols.job[y[0]]]
             for r in np.unique(region[x][region[x] >= 0]):
-                add(np.concatenate([x[region[x] == r], y[region[y] != r]]),
-                    f"same_region {jx}->{jy} at {inst.region_ids[r]}")
+                add(np.concatenate([x[region[x] == r], y[region[y] != r]]), f"same_region {jx}->{jy} at {inst.region_ids[r]}")
             multi = x[region[x] < 0]
             if len(multi):
                 add(np.concatenate([multi, y]), f"same_region {jx} spans regions while {jy} placed")

@@ -75,7 +75,7 @@ def parse_document(data: bytes | str, model: type[M], source: str | None = None)
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError("", f"not UTF-8 text (byte {exc.start})", source) from None
-    if not (data.strip() if isinstance(data, str) else data.strip()):
+    if not data.strip():
         raise InputError("", "empty document", source)
     try:
         return model.model_validate_json(data)

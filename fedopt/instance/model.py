@@ -155,9 +155,7 @@ def build_instance(doc: InstanceDoc, source: str | None = None) -> Instance:
     reference_type = ti[ref] if ref is not None else int(np.argmax(type_tflops))
 
     cluster_region = np.array([ri[c.region] for c in doc.clusters], dtype=np.int64)
-    cluster_storage = np.array(
-        [np.inf if c.storage_gbps is None else c.storage_gbps for c in doc.clusters], dtype=float
-    )
+    cluster_storage = np.array([np.inf if c.storage_gbps is None else c.storage_gbps for c in doc.clusters], dtype=float)
     pc, pt, pn = [], [], []
     for k, cl in enumerate(doc.clusters):
         for pool in cl.pools:
@@ -191,9 +189,7 @@ def build_instance(doc: InstanceDoc, source: str | None = None) -> Instance:
             if options:
                 data_source[d, q] = min(options)[2]
 
-    tenant_quota = np.array(
-        [np.inf if t.quota_cards is None else t.quota_cards for t in doc.tenants], dtype=float
-    )
+    tenant_quota = np.array([np.inf if t.quota_cards is None else t.quota_cards for t in doc.tenants], dtype=float)
     job_tenant = np.array([-1 if j.tenant is None else tni[j.tenant] for j in doc.jobs], dtype=np.int64)
     job_priority = np.array([j.priority for j in doc.jobs], dtype=float)
     job_granularity = np.array([j.granularity for j in doc.jobs], dtype=np.int64)
@@ -205,9 +201,7 @@ def build_instance(doc: InstanceDoc, source: str | None = None) -> Instance:
     job_read = np.array([sum(d.gbps for d in j.data) for j in doc.jobs], dtype=float)
 
     # rates: measured throughput first, else the profile's roofline prediction, else ineligible
-    specs = [
-        CardSpec(c.id, c.bf16_tflops, c.mem_bw_gbs, c.memory_gb, c.scaleup_gbs) for c in doc.card_types
-    ]
+    specs = [CardSpec(c.id, c.bf16_tflops, c.mem_bw_gbs, c.memory_gb, c.scaleup_gbs) for c in doc.card_types]
     rate = np.zeros((n_j, n_t))
     for j, job in enumerate(doc.jobs):
         for t, spec in enumerate(specs):
@@ -216,8 +210,12 @@ def build_instance(doc: InstanceDoc, source: str | None = None) -> Instance:
             elif job.profile is not None:
                 pr = job.profile
                 rate[j, t] = profile_rate(
-                    pr.tflop_per_unit, pr.gb_per_unit, pr.comm_gb_per_unit, pr.memory_gb,
-                    spec, specs[reference_type],
+                    pr.tflop_per_unit,
+                    pr.gb_per_unit,
+                    pr.comm_gb_per_unit,
+                    pr.memory_gb,
+                    spec,
+                    specs[reference_type],
                 )
     stacks = np.array([c.stack for c in doc.card_types], dtype=object)
     type_ok = rate > 0
@@ -244,11 +242,13 @@ def build_instance(doc: InstanceDoc, source: str | None = None) -> Instance:
             if job.regions is not None:
                 for k, r in enumerate(job.regions):
                     if not reach[ri[r]]:
-                        errors.append(InputError(
-                            f"jobs[{j}].regions[{k}]",
-                            f"no route from region {r!r} to any replica of dataset {read.dataset!r} "
-                            f"(read at jobs[{j}].data[{e}])",
-                        ))
+                        errors.append(
+                            InputError(
+                                f"jobs[{j}].regions[{k}]",
+                                f"no route from region {r!r} to any replica of dataset {read.dataset!r} "
+                                f"(read at jobs[{j}].data[{e}])",
+                            )
+                        )
             region_ok[j] &= reach
     if errors:
         raise InputErrors(errors, source)
@@ -275,9 +275,7 @@ def build_instance(doc: InstanceDoc, source: str | None = None) -> Instance:
         eg[e_idx] * BYTES_PER_GBIT_HOUR * routes.egress_per_gb[s_idx, q_idx],
     )
     # expand: row (job*R + q) gets gbps * incidence row (src*R + q)
-    expand = sp.csr_matrix(
-        (eg[e_idx], (ej[e_idx] * n_r + q_idx, s_idx * n_r + q_idx)), shape=(n_j * n_r, n_r * n_r)
-    )
+    expand = sp.csr_matrix((eg[e_idx], (ej[e_idx] * n_r + q_idx, s_idx * n_r + q_idx)), shape=(n_j * n_r, n_r * n_r))
     remote_links = (expand @ routes.incidence).tocsr()
 
     running: list[list[tuple[int, int, int]] | None] = []
@@ -297,17 +295,44 @@ def build_instance(doc: InstanceDoc, source: str | None = None) -> Instance:
         return np.array(sorted(out), dtype=np.int64).reshape(-1, 2)
 
     return Instance(
-        doc=doc, card_ids=card_ids, region_ids=region_ids, cluster_ids=cluster_ids,
-        dataset_ids=dataset_ids, tenant_ids=tenant_ids, job_ids=job_ids, region_rank=region_rank,
-        type_memory=type_memory, type_tflops=type_tflops, reference_type=reference_type,
-        cluster_region=cluster_region, cluster_storage=cluster_storage,
-        pool_cluster=pool_cluster, pool_type=pool_type, pool_cards=pool_cards,
-        link_ends=link_ends, link_gbps=link_gbps, routes=routes, data_source=data_source,
-        tenant_quota=tenant_quota, job_tenant=job_tenant, job_priority=job_priority,
-        job_granularity=job_granularity, job_totals=job_totals, job_max_parts=job_max_parts,
-        job_federation=job_federation, job_sync_gbps=job_sync, job_preemptible=job_preemptible,
-        job_read_gbps=job_read, rate=rate, type_ok=type_ok, region_ok=region_ok,
-        remote_egress=remote_egress, remote_links=remote_links, running=running,
-        same_region_pairs=pairs("same_region"), different_cluster_pairs=pairs("different_cluster"),
-        pool_index=pool_index, warnings=warnings,
+        doc=doc,
+        card_ids=card_ids,
+        region_ids=region_ids,
+        cluster_ids=cluster_ids,
+        dataset_ids=dataset_ids,
+        tenant_ids=tenant_ids,
+        job_ids=job_ids,
+        region_rank=region_rank,
+        type_memory=type_memory,
+        type_tflops=type_tflops,
+        reference_type=reference_type,
+        cluster_region=cluster_region,
+        cluster_storage=cluster_storage,
+        pool_cluster=pool_cluster,
+        pool_type=pool_type,
+        pool_cards=pool_cards,
+        link_ends=link_ends,
+        link_gbps=link_gbps,
+        routes=routes,
+        data_source=data_source,
+        tenant_quota=tenant_quota,
+        job_tenant=job_tenant,
+        job_priority=job_priority,
+        job_granularity=job_granularity,
+        job_totals=job_totals,
+        job_max_parts=job_max_parts,
+        job_federation=job_federation,
+        job_sync_gbps=job_sync,
+        job_preemptible=job_preemptible,
+        job_read_gbps=job_read,
+        rate=rate,
+        type_ok=type_ok,
+        region_ok=region_ok,
+        remote_egress=remote_egress,
+        remote_links=remote_links,
+        running=running,
+        same_region_pairs=pairs("same_region"),
+        different_cluster_pairs=pairs("different_cluster"),
+        pool_index=pool_index,
+        warnings=warnings,
     )

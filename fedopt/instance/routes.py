@@ -8,6 +8,7 @@ summed as exact decimals so that 0.1 + 0.2 ties with 0.3, as a person reading th
 from __future__ import annotations
 
 import heapq
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -79,7 +80,7 @@ def compute_routes(
     cols: list[int] = []
     for s in range(n):
         for t, (lt, hp, path) in _from_source(g, s, region_ids).items():
-            on_route = tuple(g[u][v]["link"] for u, v in zip(path, path[1:], strict=False))
+            on_route = tuple(g[u][v]["link"] for u, v in itertools.pairwise(path))
             reach[s, t] = True
             lat[s, t] = float(lt)
             hops[s, t] = hp

@@ -109,9 +109,7 @@ class Profile(_Model):
     tflop_per_unit: PosFloat = Field(description="compute per unit of work, TFLOP")
     gb_per_unit: NonNegFloat = Field(0.0, description="memory traffic per unit of work, GB")
     memory_gb: NonNegFloat = Field(0.0, description="memory footprint per card, GB")
-    comm_gb_per_unit: NonNegFloat = Field(
-        0.0, description="collective traffic per card per unit of work, GB (scale-up network)"
-    )
+    comm_gb_per_unit: NonNegFloat = Field(0.0, description="collective traffic per card per unit of work, GB (scale-up network)")
 
 
 class Job(_Model):

@@ -12,9 +12,7 @@ def _unique_ids(items: Iterable, field: str, errors: list[InputError]) -> dict[s
     index: dict[str, int] = {}
     for i, item in enumerate(items):
         if item.id in index:
-            errors.append(
-                InputError(f"{field}[{i}].id", f"duplicate id {item.id!r} (first at {field}[{index[item.id]}])")
-            )
+            errors.append(InputError(f"{field}[{i}].id", f"duplicate id {item.id!r} (first at {field}[{index[item.id]}])"))
         else:
             index[item.id] = i
     return index
@@ -89,9 +87,7 @@ def validate_references(doc: InstanceDoc, source: str | None = None) -> None:
                 ok = _known(part.cluster, clusters, f"{pp}.cluster", "cluster", errors)
                 ok &= _known(part.card_type, types, f"{pp}.card_type", "card type", errors)
                 if ok and part.card_type not in pool_types.get(part.cluster, set()):
-                    errors.append(
-                        InputError(f"{pp}.card_type", f"cluster {part.cluster!r} has no {part.card_type!r} pool")
-                    )
+                    errors.append(InputError(f"{pp}.card_type", f"cluster {part.cluster!r} has no {part.card_type!r} pool"))
     ref = doc.settings.reference_card
     if ref is not None:
         _known(ref, types, "settings.reference_card", "card type", errors)

@@ -19,9 +19,16 @@ SHARED_SPECS = Path(__file__).resolve().parents[3] / "shared" / "data" / "gpu_sp
 
 # Short names people use for the catalog's cards.
 ALIASES = {
-    "V100": "V100-SXM2-32GB", "A100": "A100-SXM4-80GB", "A800": "A800-SXM4-80GB",
-    "H100": "H100-SXM-80GB", "H800": "H800-SXM-80GB", "H200": "H200-SXM-141GB", "H20": "H20-96GB",
-    "910B": "Ascend-910B", "B200": "B200-SXM-180GB", "P100": "P100-16GB",
+    "V100": "V100-SXM2-32GB",
+    "A100": "A100-SXM4-80GB",
+    "A800": "A800-SXM4-80GB",
+    "H100": "H100-SXM-80GB",
+    "H800": "H800-SXM-80GB",
+    "H200": "H200-SXM-141GB",
+    "H20": "H20-96GB",
+    "910B": "Ascend-910B",
+    "B200": "B200-SXM-180GB",
+    "P100": "P100-16GB",
 }
 
 
@@ -52,16 +59,26 @@ def build_catalog(specs_dir: Path = SHARED_SPECS, supplement: Path = MODELS_DIR 
                 bf16 = _num(row["fp16_dense_tflops"])  # same tensor-core rate on these cards
                 tflops_src = src + "; fp16 dense figure (no bf16 given)"
             cards[row["gpu"]] = {
-                "id": row["gpu"], "vendor": vendor, "stack": stack,
-                "memory_gb": _num(row["mem_gb"]), "bf16_tflops": bf16, "mem_bw_gbs": _num(row["mem_bw_gbs"]),
-                "scaleup_gbs": _num(row["interconnect_p2p_gbs"]), "power_w": _num(row["tdp_w"]),
+                "id": row["gpu"],
+                "vendor": vendor,
+                "stack": stack,
+                "memory_gb": _num(row["mem_gb"]),
+                "bf16_tflops": bf16,
+                "mem_bw_gbs": _num(row["mem_bw_gbs"]),
+                "scaleup_gbs": _num(row["interconnect_p2p_gbs"]),
+                "power_w": _num(row["tdp_w"]),
                 "sources": {k: src for k in ("memory_gb", "mem_bw_gbs", "scaleup_gbs", "power_w")} | {"bf16_tflops": tflops_src},
             }
     with open(supplement, newline="") as fh:
         for row in csv.DictReader(fh):
             card = cards.setdefault(row["gpu"], {"id": row["gpu"], "vendor": row["vendor"], "stack": row["stack"], "sources": {}})
-            for field, col in (("bf16_tflops", "bf16_dense_tflops"), ("memory_gb", "mem_gb"), ("mem_bw_gbs", "mem_bw_gbs"),
-                               ("scaleup_gbs", "interconnect_p2p_gbs"), ("power_w", "tdp_w")):
+            for field, col in (
+                ("bf16_tflops", "bf16_dense_tflops"),
+                ("memory_gb", "mem_gb"),
+                ("mem_bw_gbs", "mem_bw_gbs"),
+                ("scaleup_gbs", "interconnect_p2p_gbs"),
+                ("power_w", "tdp_w"),
+            ):
                 v = _num(row[col])
                 if v is not None and card.get(field) is None:
                     card[field] = v
@@ -92,7 +109,12 @@ def card_type(name: str, id: str | None = None) -> CardType:
     if not entry["complete"]:
         raise KeyError(f"catalog entry {name} lacks figures: {entry}")
     return CardType(
-        id=id or name, vendor=entry["vendor"], stack=entry["stack"], memory_gb=entry["memory_gb"],
-        bf16_tflops=entry["bf16_tflops"], mem_bw_gbs=entry["mem_bw_gbs"], scaleup_gbs=entry.get("scaleup_gbs"),
+        id=id or name,
+        vendor=entry["vendor"],
+        stack=entry["stack"],
+        memory_gb=entry["memory_gb"],
+        bf16_tflops=entry["bf16_tflops"],
+        mem_bw_gbs=entry["mem_bw_gbs"],
+        scaleup_gbs=entry.get("scaleup_gbs"),
         power_w=entry.get("power_w"),
     )

@@ -23,9 +23,7 @@ class CardSpec:
     efficiency: float = 1.0  # achievable share of peak compute, calibrated per card
 
 
-def unit_time_s(
-    tflop: float, gb_moved: float, comm_gb: float, card: CardSpec
-) -> float:
+def unit_time_s(tflop: float, gb_moved: float, comm_gb: float, card: CardSpec) -> float:
     """Seconds for one unit of work on one card."""
     compute = tflop / (card.bf16_tflops * card.efficiency)
     memory = gb_moved / card.mem_bw_gbs

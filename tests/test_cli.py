@@ -1,0 +1,94 @@
+"""The command line as users and cron meet it: real subprocesses, exit statuses, files."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, TINY
+
+
+def run(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "fedopt", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+@pytest.mark.parametrize("command", ["", "solve", "check", "schema", "info"])
+def test_help_everywhere(command):
+    out = run(*([command] if command else []), "--help")
+    assert out.returncode == 0
+    assert "usage:" in out.stdout
+
+
+def test_solve_writes_plan_and_check_accepts(tmp_path):
+    plan = tmp_path / "plan.json"
+    out = run("solve", TINY / "capacity.json", "-o", plan)
+    assert out.returncode == 0, out.stderr
+    assert "objective 14" in out.stdout
+    assert json.loads(plan.read_text())["objective"] == 14.0
+    out = run("check", TINY / "capacity.json", plan)
+    assert out.returncode == 0 and out.stdout.startswith("OK")
+
+
+def test_check_exits_1_on_violations(spec_examples):
+    out = run("check", spec_examples / "tiny.json", spec_examples / "tiny.broken.plan.json")
+    assert out.returncode == 1
+    assert "rule 9: j4 (pinned) stopped" in out.stdout
+
+
+def test_bad_input_exit_2_no_traceback_no_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    doc = json.loads((TINY / "capacity.json").read_text())
+    doc["jobs"][0]["cards"] = {"min": 8, "max": 2}
+    bad.write_text(json.dumps(doc))
+    plan = tmp_path / "plan.json"
+    out = run("solve", bad, "-o", plan)
+    assert out.returncode == 2
+    assert "jobs[0].cards: min 8 > max 2" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert not plan.exists()
+
+
+def test_bad_input_keeps_previous_output(tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text("previous")
+    (tmp_path / "bad.json").write_text("{not json")
+    out = run("solve", tmp_path / "bad.json", "-o", plan)
+    assert out.returncode == 2 and "invalid JSON" in out.stderr
+    assert plan.read_text() == "previous"
+
+
+def test_missing_file_and_bad_backend(tmp_path):
+    out = run("solve", tmp_path / "nope.json")
+    assert out.returncode == 2 and "cannot read file" in out.stderr
+    out = run("solve", TINY / "capacity.json", "--backend", "gurobix")
+    assert out.returncode == 2 and "--backend" in out.stderr
+
+
+def test_infeasible_exit_3(tmp_path):
+    doc = json.loads((TINY / "pinned.json").read_text())
+    doc["jobs"][1].update(preemptible=False, running={"parts": [{"cluster": "a1", "card_type": "H100", "count": 8}]})
+    f = tmp_path / "inf.json"
+    f.write_text(json.dumps(doc))
+    out = run("solve", f, "-o", tmp_path / "p.json")
+    assert out.returncode == 3
+    assert "pinned jobs K, L need 16 > 8" in out.stderr
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_schema_is_json_schema():
+    import jsonschema
+
+    out = run("schema")
+    schema = json.loads(out.stdout)
+    doc = json.loads((TINY / "quota.json").read_text())
+    jsonschema.validate(doc, schema)
+    doc["jobs"][0]["cards"] = "eight"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema)
+
+
+def test_info(spec_examples):
+    out = run("info", spec_examples / "tiny.json")
+    assert out.returncode == 0
+    assert "H100" in out.stdout and "demand:" in out.stdout
