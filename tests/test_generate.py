@@ -1,0 +1,40 @@
+"""The generator: same seed, same file; realistic shape; every backend agrees on a small fleet."""
+
+import json
+
+import numpy as np
+import pytest
+
+import fedopt
+from fedopt.generate import generate
+from fedopt.instance import parse_instance
+
+
+def test_same_seed_same_document():
+    assert json.dumps(generate("s", seed=7)) == json.dumps(generate("s", seed=7))
+    assert json.dumps(generate("s", seed=7)) != json.dumps(generate("s", seed=8))
+
+
+def test_realistic_shape():
+    inst = parse_instance(generate("m", seed=3))
+    cards = inst.pool_cards.sum()
+    assert 900 <= cards <= 1150
+    sizes = np.array([t.max() for t in inst.job_totals])
+    assert np.median(sizes) <= 8  # most jobs take 1-8 cards (Philly)
+    held = inst.running_cards.sum()
+    assert 0.35 * cards <= held <= 0.65 * cards  # about half the fleet is running
+    assert inst.pinned.any() and (inst.job_max_parts > 1).any()
+    assert any(len(t) > 1 for t in inst.job_totals)  # elastic jobs
+    assert (inst.job_read_gbps > 0).mean() > 0.4
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_backends_agree_on_small_fleet(seed):
+    inst = parse_instance(generate("s", seed=seed))
+    objectives = {}
+    for backend in ("highs", "cpsat", "pyomo"):
+        r = fedopt.solve(inst, backend=backend, time_limit=60)
+        assert r.status == "optimal", backend
+        objectives[backend] = r.objective
+    assert objectives["cpsat"] == pytest.approx(objectives["highs"], rel=1e-6)
+    assert objectives["pyomo"] == pytest.approx(objectives["highs"], rel=1e-6)
