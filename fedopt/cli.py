@@ -183,6 +183,28 @@ def add_generate(sub) -> None:
 # ---------------------------------------------------------------------- main
 COMMANDS = [add_solve, add_check, add_schema, add_info, add_generate]
 
+# Commands that live beside the feature they drive: "module:function" adding a subparser.
+FEATURE_COMMANDS = [
+    "fedopt.normalize.cli:add_normalize",
+    "fedopt.k8s.cli:add_import_k8s",
+    "fedopt.export.cli:add_export",
+    "fedopt.report.cli:add_report",
+]
+
+
+def _feature_commands() -> list[Callable]:
+    import importlib
+
+    out = []
+    for spec in FEATURE_COMMANDS:
+        module, _, func = spec.partition(":")
+        try:
+            out.append(getattr(importlib.import_module(module), func))
+        except ModuleNotFoundError as exc:  # a feature not built yet
+            if exc.name is None or not module.startswith(exc.name):
+                raise
+    return out
+
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -191,7 +213,7 @@ def parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 ok, 1 check found violations, 2 bad input, 3 infeasible, 130 interrupted.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for add in COMMANDS:
+    for add in COMMANDS + _feature_commands():
         add(sub)
     return p
 
