@@ -1,0 +1,69 @@
+"""Product labels as device plugins and clouds write them, mapped to the accelerator catalog."""
+
+import pytest
+
+from fedopt.k8s.products import is_card_resource, match_product, product_of_node
+from fedopt.normalize.catalog import load_catalog
+
+CATALOG = load_catalog()
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB"),
+        ("NVIDIA-H100-SXM5-80GB", "H100-SXM-80GB"),
+        ("NVIDIA-H100-PCIe", "H100-PCIe-80GB"),
+        ("nvidia-h100-80gb", "H100-SXM-80GB"),  # GKE
+        ("NVIDIA-H200", "H200-SXM-141GB"),
+        ("NVIDIA-H20", "H20-96GB"),
+        ("NVIDIA-H800", "H800-SXM-80GB"),
+        ("NVIDIA-A100-SXM4-80GB", "A100-SXM4-80GB"),
+        ("NVIDIA-A100-SXM4-40GB", "A100-SXM4-40GB"),
+        ("NVIDIA-A100-80GB-PCIe", "A100-PCIe-80GB"),
+        ("NVIDIA-A800-SXM4-80GB", "A800-SXM4-80GB"),
+        ("NVIDIA-A10", "A10"),
+        ("NVIDIA-A10G", "A10G"),
+        ("NVIDIA-L4", "L4"),
+        ("NVIDIA-L40S", "L40S"),
+        ("NVIDIA-L40", "L40"),
+        ("Tesla-T4", "T4"),
+        ("nvidia-tesla-t4", "T4"),  # GKE
+        ("Tesla-V100-SXM2-32GB", "V100-SXM2-32GB"),
+        ("Tesla-V100-PCIE-16GB", "V100-PCIe-16GB"),
+        ("NVIDIA-B200", "B200-SXM-180GB"),
+        ("AMD_Instinct_MI300X_OAM", "MI300X"),
+        ("74a1", "MI300X"),
+        ("Ascend910B", "Ascend-910B"),
+        ("910B3", "Ascend-910B"),
+        ("module-910b-8", "Ascend-910B"),
+        ("H100", "H100-SXM-80GB"),  # the catalog's own aliases
+        ("Ascend-910B", "Ascend-910B"),
+    ],
+)
+def test_product_labels_map_to_the_catalog(label, expected):
+    assert match_product(label, CATALOG) == expected
+
+
+@pytest.mark.parametrize("label", ["ACME-Z9000", "NVIDIA-Quadro-Z1", "", "  "])
+def test_unknown_products_are_not_guessed(label):
+    assert match_product(label, CATALOG) is None
+
+
+def test_node_product_reads_the_resource_s_labels_in_order():
+    ascend = {"accelerator": "huawei-Ascend910", "accelerator-type": "module-910b-8"}
+    m = product_of_node(ascend, "huawei.com/Ascend910", CATALOG)
+    assert (m.catalog_id, m.label, m.value) == ("Ascend-910B", "accelerator-type", "module-910b-8")
+    # the resource name itself names the chip (HAMi style)
+    assert product_of_node({}, "huawei.com/Ascend910B", CATALOG).catalog_id == "Ascend-910B"
+    # overrides win, and name the label they matched
+    m = product_of_node({"nvidia.com/gpu.product": "ACME-Z9000"}, "nvidia.com/gpu", CATALOG, {"ACME-Z9000": "L40"})
+    assert (m.catalog_id, m.label) == ("L40", "nvidia.com/gpu.product")
+    unknown = product_of_node({"nvidia.com/gpu.product": "ACME-Z9000"}, "nvidia.com/gpu", CATALOG)
+    assert (unknown.catalog_id, unknown.value) == (None, "ACME-Z9000")
+    assert product_of_node({"kubernetes.io/os": "linux"}, "nvidia.com/gpu", CATALOG).value is None
+
+
+def test_card_resources():
+    assert all(map(is_card_resource, ["nvidia.com/gpu", "amd.com/gpu", "huawei.com/Ascend910", "huawei.com/Ascend910B"]))
+    assert not any(map(is_card_resource, ["cpu", "nvidia.com/mig-1g.10gb", "nvidia.com/gpu.shared", "hugepages-2Mi"]))
