@@ -19,11 +19,12 @@ from fedopt.errors import InputError
 from fedopt.export.names import Namer, dns_label, label_value
 from fedopt.instance.model import Instance
 from fedopt.instance.schema import PlanDoc
+from fedopt.k8s.kube import FEDOPT_JOB_ANNOTATION
 from fedopt.k8s.products import DEFAULT_PRODUCT_LABEL, RESOURCE_OF_VENDOR, match_product
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "fedopt"}
 JOB_LABEL = "fedopt.io/job"
-JOB_ID_ANNOTATION = "fedopt.io/job-id"
+JOB_ID_ANNOTATION = FEDOPT_JOB_ANNOTATION  # on pods: import-k8s joins a job's parts in several clusters by it
 
 
 @dataclass

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from fedopt.export.context import ExportContext, JobInfo, PartInfo
+from fedopt.export.context import JOB_ID_ANNOTATION, ExportContext, JobInfo, PartInfo
 from fedopt.export.manifest import Manifest
 
 GROUP = "kueue.x-k8s.io"
@@ -87,7 +87,7 @@ def _pod_template(ctx: ExportContext, job: JobInfo, card) -> dict:
     if ctx.options.image:
         container["image"] = ctx.options.image
     return {
-        "metadata": {"labels": ctx.labels(job)},
+        "metadata": {"labels": ctx.labels(job), "annotations": {JOB_ID_ANNOTATION: job.id}},
         "spec": {"containers": [container], "nodeSelector": dict(card.node_labels), "restartPolicy": "Never"},
     }
 

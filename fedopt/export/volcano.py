@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from fedopt.export.context import ExportContext, JobInfo, PartInfo
+from fedopt.export.context import JOB_ID_ANNOTATION, ExportContext, JobInfo, PartInfo
 from fedopt.export.manifest import Manifest
 
 SCHEDULING = "scheduling.volcano.sh/v1beta1"
@@ -85,7 +85,7 @@ def volcano_job(ctx: ExportContext, job: JobInfo, part: PartInfo) -> dict:
                     "replicas": part.pods,
                     "minAvailable": part.pods,
                     "template": {
-                        "metadata": {"labels": ctx.labels(job)},
+                        "metadata": {"labels": ctx.labels(job), "annotations": {JOB_ID_ANNOTATION: job.id}},
                         "spec": {"containers": [container], "nodeSelector": dict(card.node_labels), "restartPolicy": "OnFailure"},
                     },
                 }

@@ -70,6 +70,7 @@ class PlanView:
     link_use_slots: np.ndarray  # [slots, L]
     local_read: np.ndarray  # [C] Gbit/s read from a replica in the cluster's region (peak slot sum for horizons)
     remote_read: np.ndarray  # [C] Gbit/s read over links
+    tenant_use: np.ndarray  # [tenants] peak cards placed
     unplaced: list[Unplaced] = field(default_factory=list)
 
     @property
@@ -165,10 +166,14 @@ def analyze(inst: Instance, plan) -> PlanView:
     link_slots = np.zeros((slots, n_links))
     local_slots = np.zeros((slots, len(inst.cluster_ids)))
     remote_slots = np.zeros_like(local_slots)
+    tenant_slots = np.zeros((slots, len(inst.tenant_ids)))
     for pl in placed.values():
         links, local, remote = _flows(inst, pl)
         active = [s for s in range(slots) if pl.active(s)] if inst.horizon is not None else [0]
+        ten = int(inst.job_tenant[pl.j])
         for s in active:
+            if ten >= 0:
+                tenant_slots[s, ten] += pl.total
             for c, t, n in pl.parts:
                 pool_slots[s, inst.pool_index[(c, t)]] += n
             for k, v in links.items():
@@ -189,6 +194,7 @@ def analyze(inst: Instance, plan) -> PlanView:
         link_use_slots=link_slots,
         local_read=local_slots[peak],
         remote_read=remote_slots[peak],
+        tenant_use=tenant_slots.max(0) if len(inst.tenant_ids) else np.zeros(0),
     )
     view.unplaced = [_why(view, j) for j in range(inst.n_jobs) if j not in placed]
     return view
@@ -197,30 +203,25 @@ def analyze(inst: Instance, plan) -> PlanView:
 def _best_fit(inst: Instance, j: int, free: np.ndarray) -> int:
     """Most cards the job could get from ``free`` cards per pool: one type, its max_parts clusters, its scope."""
     job = inst.doc.jobs[j]
-    g = job.granularity
+    pools = np.flatnonzero(inst.pool_ok[j])
+    if not len(pools):
+        return 0
+    g, k = job.granularity, job.split.max_parts
+    sizes = np.maximum(free[pools], 0) // g * g
+    keys = inst.pool_type[pools].astype(np.int64)
+    if k > 1 and job.split.scope == "region":  # parts in one region: group by (type, region)
+        keys = keys * len(inst.region_ids) + inst.cluster_region[inst.pool_cluster[pools]]
     best = 0
-    ok = inst.pool_ok[j]
-    for t in range(len(inst.card_ids)):
-        pools = [p for p in range(inst.n_pools) if ok[p] and inst.pool_type[p] == t]
-        if not pools:
-            continue
-        groups: dict[int, list[int]] = defaultdict(list)
-        for p in pools:
-            key = (
-                -1
-                if job.split.scope == "federation" or job.split.max_parts == 1
-                else int(inst.cluster_region[inst.pool_cluster[p]])
-            )
-            groups[key].append(int(free[p]) // g * g)
-        for sizes in groups.values():
-            best = max(best, sum(sorted(sizes, reverse=True)[: job.split.max_parts]))
+    for key in np.unique(keys):
+        best = max(best, int(np.sort(sizes[keys == key])[::-1][:k].sum()))
     return best
 
 
 def _why(view: PlanView, j: int) -> Unplaced:
     inst = view.inst
     job = inst.doc.jobs[j]
-    needs = int(min(n for n in inst.job_totals[j] if n % job.granularity == 0)) if len(inst.job_totals[j]) else 0
+    totals = [int(n) for n in inst.job_totals[j]]
+    needs = min([n for n in totals if n % job.granularity == 0] or totals or [0])
     status = "preempted" if inst.running[j] is not None else "pending"
     reasons: list[tuple[str, str]] = []
     if not inst.pool_ok[j].any():
@@ -232,13 +233,7 @@ def _why(view: PlanView, j: int) -> Unplaced:
     ten = int(inst.job_tenant[j])
     if ten >= 0 and np.isfinite(inst.tenant_quota[ten]):
         quota = int(inst.tenant_quota[ten])
-        used = max(
-            (
-                sum(pl.total for pl in view.placed.values() if inst.job_tenant[pl.j] == ten and pl.active(s))
-                for s in range(view.slots)
-            ),
-            default=0,
-        )
+        used = int(view.tenant_use[ten])
         if used + needs > quota:
             reasons.append(("quota", f"tenant {inst.tenant_ids[ten]} uses {used} of {quota} cards; needs {needs} more"))
     if inst.pool_ok[j].any() and not any(k == "too large" for k, _ in reasons):

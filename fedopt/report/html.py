@@ -20,7 +20,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em a
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}td,th{border:1px solid #ddd;padding:.25em .6em;text-align:right}
 th{background:#f5f5f5}td.l,th.l{text-align:left}img{max-width:100%;height:auto;display:block;margin:.5em 0}
-.kv td{border:none;padding:.1em 1em .1em 0}.note{color:#666;font-size:.9em}.over{color:#b00;font-weight:bold}
+.kv td{border:none;padding:.1em 1em .1em 0;text-align:left}.note{color:#666;font-size:.9em}.over{color:#b00;font-weight:bold}
 """
 
 

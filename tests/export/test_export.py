@@ -12,6 +12,7 @@ from fedopt.cli import main
 from fedopt.export import Options, export_plan
 from fedopt.export.names import DNS_LABEL, Namer, dns_label, label_value
 from tests.conftest import ROOT
+from tests.k8s.roundtrip import HORIZON, HORIZON_PLAN
 
 VARIANTS = {
     "karmada": [],
@@ -256,3 +257,19 @@ def test_names():
     a, b = namer("job", "A.B"), namer("job", "a-b")
     assert a != b and DNS_LABEL.match(a) and DNS_LABEL.match(b)
     assert namer("job", "A.B") == a  # stable
+
+
+def test_horizon_plans_export_what_starts_now(schemas):
+    inst = fedopt.parse_instance(HORIZON)
+    plan = fedopt.instance.schema.PlanDoc.model_validate(HORIZON_PLAN)
+    karmada, _ = export_plan(inst, HORIZON, plan, "karmada")
+    assert [m.obj["metadata"]["annotations"]["fedopt.io/job-id"] for m in karmada] == ["a"]
+    kueue, _ = export_plan(inst, HORIZON, plan, "kueue", Options(timestamp="2026-12-01T00:00:00Z"))
+    workloads = {m.obj["metadata"]["annotations"]["fedopt.io/job-id"]: m.obj for m in kueue if m.kind == "Workload"}
+    assert "status" in workloads["a"] and "clusterName" not in workloads["a"]["status"]  # one cluster: no MultiKueue
+    for later in ("b", "c"):
+        assert workloads[later]["spec"]["active"] is False and "status" not in workloads[later]
+        assert workloads[later]["metadata"]["annotations"]["fedopt.io/start-slot"] == "2"
+    assert "status" not in workloads["d"] and "active" not in workloads["d"]["spec"]  # pending: queued
+    for m in karmada + kueue:
+        assert schemas.validate(m.obj) == []

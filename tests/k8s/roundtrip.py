@@ -47,3 +47,30 @@ def crds_or_skip() -> Path:
             pytest.fail("the CRDs (shared/data/crds beside the project, or $FEDOPT_CRDS) are missing in CI")
         pytest.skip("no CRD folder: shared/data/crds beside the project, or $FEDOPT_CRDS")
     return d
+
+
+# A one-cluster horizon instance and a feasible plan: a runs slots 0-1, b and c from slot 2; d (16 cards) fits nowhere.
+HORIZON = {
+    "version": 1,
+    "name": "tiny-gantt",
+    "card_types": [{"id": "H100", "vendor": "nvidia", "stack": "cuda", "memory_gb": 80, "bf16_tflops": 989, "mem_bw_gbs": 3350}],
+    "regions": [{"id": "r"}],
+    "clusters": [{"id": "c1", "region": "r", "pools": [{"card_type": "H100", "cards": 8}]}],
+    "jobs": [
+        {"id": "a", "cards": 8, "throughput": {"H100": 1.0}, "work": 16},
+        {"id": "b", "cards": 4, "throughput": {"H100": 1.0}, "work": 8, "release_slot": 2},
+        {"id": "c", "cards": 4, "throughput": {"H100": 1.0}, "work": 12, "deadline_slot": 6},
+        {"id": "d", "cards": 16, "throughput": {"H100": 1.0}, "work": 1},
+    ],
+    "settings": {"horizon": {"slots": 6, "slot_hours": 1.0}},
+}
+HORIZON_PLAN = {
+    "version": 1,
+    "instance": "tiny-gantt",
+    "status": "feasible",
+    "assignments": [
+        {"job": "a", "start_slot": 0, "parts": [{"cluster": "c1", "card_type": "H100", "count": 8}]},
+        {"job": "b", "start_slot": 2, "parts": [{"cluster": "c1", "card_type": "H100", "count": 4}]},
+        {"job": "c", "start_slot": 2, "parts": [{"cluster": "c1", "card_type": "H100", "count": 4}]},
+    ],
+}

@@ -192,3 +192,29 @@ def test_cli_bad_input_exits_2_and_writes_nothing(tmp_path, capsys):
 
 def test_fleet_example_in_the_docs_parses():
     assert parse_config(FLEET).name == "three-clusters"
+
+
+def test_pods_annotated_with_a_fedopt_job_id_join_one_job_over_clusters(tmp_path):
+    dumps = []
+    for name, region in (("east", "r1"), ("west", "r2")):
+        (tmp_path / f"{name}-n.json").write_text(json.dumps(_list([node(f"{name}-0", region, "z", H100, {"nvidia.com/gpu": 8})])))
+        p = pod(f"train-{name}-0", "ml", f"{name}-0", "nvidia.com/gpu", 8, {"batch.kubernetes.io/job-name": "train"})
+        p.metadata.annotations = {"fedopt.io/job-id": "train-70b"}
+        (tmp_path / f"{name}-p.json").write_text(json.dumps(_list([p])))
+        dumps.append(ClusterDump(name, tmp_path / f"{name}-n.json", tmp_path / f"{name}-p.json"))
+    res = import_fleet(dumps, parse_config({"links": [{"a": "r1", "b": "r2", "gbps": 10}]}))
+    (job,) = res.doc["jobs"]
+    assert job["id"] == "train-70b" and job["cards"] == 16
+    assert job["running"]["parts"] == [
+        {"cluster": "east", "card_type": "H100", "count": 8},
+        {"cluster": "west", "card_type": "H100", "count": 8},
+    ]
+    assert job["split"] == {"max_parts": 2, "scope": "federation"}
+    fedopt.parse_instance(res.doc)
+
+
+@pytest.mark.parametrize("command", ["import-k8s", "export", "report"])
+def test_help(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0 and "docs/ecosystem.md" in capsys.readouterr().out

@@ -24,6 +24,7 @@ from fedopt.report import (
     render_report,
 )
 from tests.conftest import tiny_doc
+from tests.k8s.roundtrip import HORIZON, HORIZON_PLAN
 
 
 def texts(fig) -> list[str]:
@@ -156,32 +157,6 @@ def test_convergence_plots_the_history_when_present(roundtrip):
     assert history_of(plan.model_copy(update={"stats": {"history": "junk"}})) is None
 
 
-HORIZON = {
-    "version": 1,
-    "name": "tiny-gantt",
-    "card_types": [{"id": "H100", "vendor": "nvidia", "stack": "cuda", "memory_gb": 80, "bf16_tflops": 989, "mem_bw_gbs": 3350}],
-    "regions": [{"id": "r"}],
-    "clusters": [{"id": "c1", "region": "r", "pools": [{"card_type": "H100", "cards": 8}]}],
-    "jobs": [
-        {"id": "a", "cards": 8, "throughput": {"H100": 1.0}, "work": 16},
-        {"id": "b", "cards": 4, "throughput": {"H100": 1.0}, "work": 8, "release_slot": 2},
-        {"id": "c", "cards": 4, "throughput": {"H100": 1.0}, "work": 12, "deadline_slot": 6},
-        {"id": "d", "cards": 16, "throughput": {"H100": 1.0}, "work": 1},
-    ],
-    "settings": {"horizon": {"slots": 6, "slot_hours": 1.0}},
-}
-HORIZON_PLAN = {
-    "version": 1,
-    "instance": "tiny-gantt",
-    "status": "feasible",
-    "assignments": [
-        {"job": "a", "start_slot": 0, "parts": [{"cluster": "c1", "card_type": "H100", "count": 8}]},
-        {"job": "b", "start_slot": 2, "parts": [{"cluster": "c1", "card_type": "H100", "count": 4}]},
-        {"job": "c", "start_slot": 2, "parts": [{"cluster": "c1", "card_type": "H100", "count": 4}]},
-    ],
-}
-
-
 def test_gantt_bars_are_the_plan_s_starts_and_durations():
     inst = fedopt.parse_instance(HORIZON)
     assert fedopt.check_plan(inst, fedopt.instance.schema.PlanDoc.model_validate(HORIZON_PLAN), check_objective=False).ok
@@ -307,3 +282,15 @@ def test_report_cli_bad_input(tmp_path, roundtrip, capsys):
     out = tmp_path / "r.html"
     assert main(["report", str(bad), "--instance", str(roundtrip.instance), "-o", str(out)]) == 2
     assert "nope" in capsys.readouterr().err and not out.exists()
+
+
+def test_report_with_history_and_without_links():
+    inst = fedopt.parse_instance(tiny_doc("capacity"))
+    assert len(inst.link_gbps) == 0
+    doc = fedopt.solve(inst).to_doc()
+    rows = [{"seconds": 0.1 * i, "bound": 20.0 - i, "incumbent": 10.0 + i} for i in range(4)]
+    html = render_report(inst, doc.model_copy(update={"stats": {"history": rows}}))
+    page = _Page()
+    page.feed(html)
+    assert "fig-convergence" in page.ids and "fig-links" not in page.ids
+    assert "The instance has no links." in html
