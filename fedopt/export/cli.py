@@ -68,9 +68,15 @@ def cmd_export(args: argparse.Namespace) -> int:
             + "  ".join(f"{k} {status.get(k, 0)}" for k in ("started", "kept", "migrated", "later", "preempted", "pending")),
             file=sys.stderr,
         )
-        stop = [j.id for j in ctx.jobs if j.status == "preempted"]
-        if stop and args.format != "kueue":
-            print(f"preempted by the plan (stop them): {', '.join(stop)}", file=sys.stderr)
+        for status_, what in (
+            ("preempted", "preempted by the plan (stop them)"),
+            ("pending", "pending"),
+            ("later", "reserved for later slots"),
+        ):
+            ids = [j.id for j in ctx.jobs if j.status == status_]
+            if ids:
+                shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
+                print(f"{what}: {shown}", file=sys.stderr)
         for note in ctx.notes:
             print(f"note: {note}", file=sys.stderr)
         if args.crds:
