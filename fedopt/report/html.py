@@ -56,8 +56,11 @@ def _fmt(x) -> str:
 
 def render_report(inst, plan, title: str | None = None, view: PlanView | None = None) -> str:
     """The report page as a string (UTF-8 HTML5)."""
+    from fedopt.check import check_plan
+
     doc = as_plan_doc(plan)
     view = view or analyze(inst, doc)
+    verdict = check_plan(inst, doc, check_objective=doc.objective is not None)
     status = Counter(view.status_of(j) for j in range(inst.n_jobs))
     title = title or f"fedopt plan report: {inst.name}"
     parts = [
@@ -70,15 +73,19 @@ def render_report(inst, plan, title: str | None = None, view: PlanView | None = 
     kv = [
         ("instance", inst.name),
         ("plan status", doc.status),
-        ("objective", _fmt(doc.objective)),
+        ("objective", _fmt(doc.objective) + ("" if doc.objective is not None else f" (recomputed {verdict.objective:.6g})")),
         ("bound", _fmt(doc.bound)),
         ("gap", "-" if doc.gap is None else f"{doc.gap:.4%}"),
         ("jobs", "  ".join(f"{k} {status.get(k, 0)}" for k in ("started", "later", "kept", "migrated", "preempted", "pending"))),
         ("horizon", f"{inst.horizon.slots} slots of {inst.horizon.slot_hours:g} h" if inst.horizon else "none (snapshot plan)"),
     ]
-    parts.append(
-        '<table class="kv" id="summary">' + "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in kv) + "</table>"
-    )
+    kv.append(("check", "every rule holds" if verdict.ok else f"{len(verdict.violations)} violation(s), listed below"))
+    rows = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in kv)
+    parts.append(f'<table class="kv" id="summary">{rows}</table>')
+    if not verdict.ok:
+        items = "".join(f"<li>{_e(v)}</li>" for v in verdict.violations[:100])
+        more = f"<li>... and {len(verdict.violations) - 100} more</li>" if len(verdict.violations) > 100 else ""
+        parts.append(f'<div id="violations" class="over"><p>The plan breaks these rules:</p><ul>{items}{more}</ul></div>')
 
     # cards
     used, cards = view.pool_matrix()

@@ -294,3 +294,11 @@ def test_report_with_history_and_without_links():
     page.feed(html)
     assert "fig-convergence" in page.ids and "fig-links" not in page.ids
     assert "The instance has no links." in html
+
+
+def test_report_lists_a_plan_s_violations(roundtrip):
+    plan = json.loads(roundtrip.plan.read_text())
+    plan["assignments"].append({"job": "giant", "parts": [{"cluster": "gpu-sh", "card_type": "H100", "count": 256}]})
+    html = render_report(roundtrip.inst, plan)
+    assert 'id="violations"' in html and "rule 4: pool gpu-sh/H100 280 &gt; 24" in html
+    assert "every rule holds" in render_report(roundtrip.inst, roundtrip.plan_doc)
