@@ -39,7 +39,9 @@ def _queue_name(ctx: ExportContext, tenant: str) -> str:
     return ctx.namer("queue", tenant)
 
 
-def cluster_queue(ctx: ExportContext, tenant: str, use: dict[str, int]) -> dict:
+def cluster_queue(
+    ctx: ExportContext, tenant: str, use: dict[str, int], job_namespaces: frozenset[str] | set[str] = frozenset()
+) -> dict:
     by_resource: dict[str, list] = defaultdict(list)
     for card in ctx.cards.values():
         if any(card.id == p.card_type for c in ctx.inst.doc.clusters for p in c.pools):
@@ -50,7 +52,8 @@ def cluster_queue(ctx: ExportContext, tenant: str, use: dict[str, int]) -> dict:
             {"name": c.flavor, "resources": [{"name": resource, "nominalQuota": use.get(c.id, 0)}]} for c in by_resource[resource]
         ]
         groups.append({"coveredResources": [resource], "flavors": flavors})
-    namespaces = ctx.tenant_namespaces.get(tenant)
+    # the tenant's namespaces, and any other its jobs live in; no tenant: every namespace
+    namespaces = sorted(set(ctx.tenant_namespaces[tenant]) | job_namespaces) if tenant in ctx.tenant_namespaces else None
     selector = (
         {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": namespaces}]}
         if namespaces
@@ -153,7 +156,8 @@ def manifests(ctx: ExportContext) -> list[Manifest]:
             for p in job.parts:
                 use[tenant][p.card_type] += p.count
     for tenant in sorted(use):
-        out.append(Manifest(cluster_queue(ctx, tenant, use[tenant]), order=20))
+        job_ns = {ns for ns, t in queues if t == tenant}
+        out.append(Manifest(cluster_queue(ctx, tenant, use[tenant], job_ns), order=20))
     for namespace, tenant in sorted(queues):
         out.append(Manifest(local_queue(ctx, namespace, tenant), order=25))
     split = []

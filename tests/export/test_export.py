@@ -148,6 +148,13 @@ def test_kueue_admits_planned_parts_with_their_flavor_and_cluster(roundtrip, tmp
         if o["kind"] == "ClusterQueue":
             tenant = o["metadata"]["annotations"]["fedopt.io/tenant"]
             assert o["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": "multikueue"}]}
+            selected = o["spec"]["namespaceSelector"].get("matchExpressions", [{"values": None}])[0]["values"]
+            queued = {
+                w["metadata"]["namespace"]
+                for w in objs
+                if w["kind"] == "Workload" and w["spec"]["queueName"] == o["metadata"]["name"]
+            }
+            assert selected is None or queued <= set(selected)  # every Workload's namespace may use its queue
             for rg in o["spec"]["resourceGroups"]:
                 for f in rg["flavors"]:
                     assert f["resources"][0]["nominalQuota"] == use.get((tenant, f["name"]), 0)
