@@ -173,7 +173,8 @@ def _fleet(rng: np.random.Generator, preset: Preset, regions: list[str]) -> tupl
     totals: dict[str, int] = {}
     for (tid, (_, _, per_node)), share in zip(FLEET_MIX.items(), shares, strict=True):
         nodes = max(1, round(preset.cards * share / per_node))
-        hosts = rng.choice(len(clusters), size=min(len(clusters), int(rng.integers(1, 4))), replace=False)
+        n_hosts = int(rng.integers(max(1, len(clusters) // 4), max(3, len(clusters) // 2) + 1))
+        hosts = rng.choice(len(clusters), size=min(len(clusters), n_hosts), replace=False)
         split = rng.multinomial(nodes, rng.dirichlet(np.ones(len(hosts)) * 2))
         for h, n_nodes in zip(hosts, split, strict=True):
             if n_nodes:

@@ -11,10 +11,11 @@ import numpy as np
 from fedopt.master import MasterProblem
 
 
-def greedy_x(mp: MasterProblem, order: np.ndarray | None = None) -> np.ndarray:
+def greedy_x(mp: MasterProblem, order: np.ndarray | None = None, start: np.ndarray | None = None) -> np.ndarray:
+    """A feasible 0/1 vector; ``start`` (feasible) is kept and completed."""
     cols = mp.cols
-    x = np.zeros(mp.n_cols)
-    act = np.zeros(mp.n_rows)
+    x = np.zeros(mp.n_cols) if start is None else start.astype(float).copy()
+    act = mp.A @ x
     # row bounds that a 0 vector may break (pinned rows with lo=1) are met by the pinned columns
     if order is None:
         score = mp.c / np.maximum(cols.total, 1)
@@ -23,6 +24,7 @@ def greedy_x(mp: MasterProblem, order: np.ndarray | None = None) -> np.ndarray:
     A = mp.A.tocsc()
     hi = mp.hi + 1e-9
     taken = np.zeros(cols.inst.n_jobs, dtype=bool)
+    taken[cols.job[x > 0.5]] = True
     useful = (mp.c > 0) | cols.inst.pinned[cols.job]
     for c in order:
         j = cols.job[c]

@@ -9,7 +9,50 @@ import scipy.sparse as sp
 
 from fedopt.columns.pool import ColumnPool
 from fedopt.columns.value import snapshot_constant, snapshot_values
-from fedopt.constraints import FAMILIES, RowBlock
+from fedopt.constraints import FAMILIES, RowSet
+from fedopt.instance.model import Instance
+
+
+@dataclass
+class Rows:
+    """Every family's rows for one instance, stacked in a fixed order."""
+
+    sets: list[RowSet]
+
+    @classmethod
+    def of(cls, inst: Instance) -> Rows:
+        return cls([fam.row_set(inst) for fam in FAMILIES.values()])
+
+    @property
+    def lo(self) -> np.ndarray:
+        return np.concatenate([s.lo for s in self.sets])
+
+    @property
+    def hi(self) -> np.ndarray:
+        return np.concatenate([s.hi for s in self.sets])
+
+    @property
+    def n(self) -> int:
+        return sum(s.n for s in self.sets)
+
+    def labels(self) -> list[str]:
+        return [label for s in self.sets for label in s.labels]
+
+    def families(self) -> np.ndarray:
+        return np.concatenate([np.full(s.n, s.family, dtype=object) for s in self.sets])
+
+    def offset(self, family: str) -> int:
+        off = 0
+        for s in self.sets:
+            if s.family == family:
+                return off
+            off += s.n
+        raise KeyError(family)
+
+    def matrix(self, cols: ColumnPool) -> sp.csr_matrix:
+        """Coefficients of ``cols`` in every row: [rows x columns]."""
+        blocks = [FAMILIES[s.family].matrix(cols, s) for s in self.sets]
+        return sp.vstack(blocks, format="csr")
 
 
 @dataclass
@@ -22,7 +65,8 @@ class MasterProblem:
     A: sp.csr_matrix
     lo: np.ndarray
     hi: np.ndarray
-    blocks: list[RowBlock]
+    rows: Rows
+    row_index: np.ndarray  # which rows of ``rows`` A keeps (empty rows may be dropped)
 
     @property
     def n_cols(self) -> int:
@@ -33,12 +77,8 @@ class MasterProblem:
         return self.A.shape[0]
 
     def row_labels(self) -> list[str]:
-        return [label for b in self.blocks for label in b.labels]
-
-    def row_families(self) -> np.ndarray:
-        if not self.blocks:
-            return np.zeros(0, dtype=object)
-        return np.concatenate([np.full(b.n, b.family, dtype=object) for b in self.blocks])
+        labels = self.rows.labels()
+        return [labels[i] for i in self.row_index]
 
     def objective_of(self, x: np.ndarray) -> float:
         return float(self.c @ x + self.constant)
@@ -56,12 +96,19 @@ def admissible(cols: ColumnPool) -> np.ndarray:
     return keep
 
 
-def build_master(cols: ColumnPool, values: np.ndarray | None = None) -> MasterProblem:
-    """Stack the rows of every family over ``cols`` into one sparse matrix."""
-    blocks = [fam.rows(cols) for fam in FAMILIES.values()]
-    blocks = [b for b in blocks if b.n]
-    A = sp.vstack([b.A for b in blocks], format="csr") if blocks else sp.csr_matrix((0, cols.size))
-    lo = np.concatenate([b.lo for b in blocks]) if blocks else np.zeros(0)
-    hi = np.concatenate([b.hi for b in blocks]) if blocks else np.zeros(0)
+def build_master(cols: ColumnPool, values: np.ndarray | None = None, rows: Rows | None = None, drop_empty: bool = True) -> MasterProblem:
+    """Stack the rows of every family over ``cols`` into one sparse matrix.
+
+    Rows no column touches and that a zero vector satisfies are dropped unless ``drop_empty``
+    is false (column generation keeps them: later columns may enter them).
+    """
+    rows = rows or Rows.of(cols.inst)
+    A = rows.matrix(cols)
+    lo, hi = rows.lo, rows.hi
+    keep = np.arange(rows.n)
+    if drop_empty:
+        touched = np.diff(A.indptr) > 0
+        keep = np.flatnonzero(touched | (lo > 0))
+        A, lo, hi = A[keep], lo[keep], hi[keep]
     c = snapshot_values(cols) if values is None else values
-    return MasterProblem(cols, c, snapshot_constant(cols.inst), A, lo, hi, blocks)
+    return MasterProblem(cols, c, snapshot_constant(cols.inst), A, lo, hi, rows, keep)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -19,6 +20,7 @@ class SolveOptions:
     seed: int = 0
     hint: np.ndarray | None = None  # a feasible 0/1 vector to start from
     verbose: bool = False
+    should_stop: Callable[[], bool] | None = None  # polled during long solves (signals)
 
 
 @dataclass

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 import time
+from collections.abc import Callable
 
 import highspy
 import numpy as np
@@ -68,15 +68,25 @@ def _new_highs(opts: SolveOptions) -> highspy.Highs:
     return h
 
 
-def _run_guarded(h: highspy.Highs, limit: float) -> None:
-    """Run, and cancel the solve if it overruns its limit (HiGHS can, in presolve or cuts)."""
-    timer = threading.Timer(limit * (1 + GRACE) + 1.0, h.cancelSolve)
-    timer.daemon = True
-    timer.start()
-    try:
-        h.run()
-    finally:
-        timer.cancel()
+def run_guarded(h: highspy.Highs, limit: float, should_stop: Callable[[], bool] | None = None) -> None:
+    """Run, and interrupt the solve past ``limit`` seconds or when ``should_stop()`` says so.
+
+    HiGHS's own time limit is not checked everywhere (presolve, some LP phases), so the solve
+    runs in highspy's solver thread with user interrupts enabled, and this thread watches.
+    """
+    h.HandleUserInterrupt = True
+    h.HandleKeyboardInterrupt = False
+    deadline = time.perf_counter() + limit * (1 + GRACE) + 0.2
+    thread = h.startSolve()
+    cancelled = False
+    while True:
+        done, _ = h.wait(0.05)
+        if done:
+            break
+        if not cancelled and (time.perf_counter() > deadline or (should_stop is not None and should_stop())):
+            h.cancelSolve()
+            cancelled = True
+    thread.join()
 
 
 class HighsBackend:
@@ -92,7 +102,7 @@ class HighsBackend:
             sol.col_value = list(np.asarray(opts.hint, dtype=float))
             sol.value_valid = True
             h.setSolution(sol)
-        _run_guarded(h, opts.time_limit)
+        run_guarded(h, opts.time_limit, opts.should_stop)
         status = h.getModelStatus()
         info = h.getInfo()
         seconds = time.perf_counter() - t0
@@ -121,7 +131,7 @@ class HighsBackend:
         t0 = time.perf_counter()
         h = _new_highs(opts)
         h.passModel(_lp(mp, integer=False))
-        _run_guarded(h, opts.time_limit)
+        run_guarded(h, opts.time_limit, opts.should_stop)
         status = h.getModelStatus()
         sol = h.getSolution()
         ok = status == highspy.HighsModelStatus.kOptimal

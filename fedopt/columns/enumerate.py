@@ -142,3 +142,35 @@ def split_columns(inst: Instance, budget: int = DEFAULT_SPLIT_BUDGET, jobs: np.n
 def enumerate_columns(inst: Instance, split_budget: int = DEFAULT_SPLIT_BUDGET) -> ColumnPool:
     """Every valid placement of every job (within the split budget)."""
     return ColumnPool.concat(inst, [single_pool_columns(inst), split_columns(inst, split_budget)])
+
+
+def running_columns(inst: Instance) -> ColumnPool:
+    """The running placement of every running job, as columns (whatever rules they break)."""
+    job_l, type_l, total_l, ptr, cl_l, cnt_l = [], [], [], [0], [], []
+    for j, run in enumerate(inst.running):
+        if not run:
+            continue
+        job_l.append(j)
+        type_l.append(run[0][1])
+        total_l.append(sum(p[2] for p in run))
+        cl_l.extend(p[0] for p in run)
+        cnt_l.extend(p[2] for p in run)
+        ptr.append(ptr[-1] + len(run))
+    if not job_l:
+        return ColumnPool.empty(inst)
+    arr = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
+    return ColumnPool(inst, arr(job_l), arr(type_l), arr(total_l), arr(ptr), arr(cl_l), arr(cnt_l))
+
+
+def placement_columns(inst: Instance, placements: list[tuple[int, int, int, list[int], list[int]]]) -> ColumnPool:
+    """Columns from explicit placements ``(job, type, total, clusters, counts)``."""
+    if not placements:
+        return ColumnPool.empty(inst)
+    job = np.array([p[0] for p in placements], dtype=np.int64)
+    ctype = np.array([p[1] for p in placements], dtype=np.int64)
+    total = np.array([p[2] for p in placements], dtype=np.int64)
+    lens = np.array([len(p[3]) for p in placements], dtype=np.int64)
+    ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    clusters = np.concatenate([np.asarray(p[3], dtype=np.int64) for p in placements])
+    counts = np.concatenate([np.asarray(p[4], dtype=np.int64) for p in placements])
+    return ColumnPool(inst, job, ctype, total, ptr, clusters, counts)

@@ -1,10 +1,11 @@
 """Constraint families, one per module, as small plugins.
 
-Each family offers ``admits(cols)`` (which columns can ever be used alone) and
-``rows(cols)`` (its rows of the master problem). The checker never imports these.
+Each family offers ``row_set(inst)`` (its rows, once per instance), ``matrix(cols, rows)`` (the
+coefficients of any batch of columns) and ``admits(cols)`` (which columns can ever be used
+alone). The checker never imports these.
 """
 
-from fedopt.constraints.base import RowBlock
+from fedopt.constraints.base import RowSet
 from fedopt.constraints.families import FAMILIES
 
-__all__ = ["FAMILIES", "RowBlock"]
+__all__ = ["FAMILIES", "RowSet"]

@@ -1,65 +1,85 @@
 """Rule 8: ``same_region`` and ``different_cluster`` between pairs of placed jobs.
 
-different_cluster, per shared cluster q:   x(a uses q) + x(b uses q) <= 1.
-same_region, per region r and direction:   x(a lies in r) + x(b placed, not all in r) <= 1,
-plus x(a spans regions) + x(b placed) <= 1: both placed forces one common region.
+different_cluster, per cluster q both jobs could use:  x(a uses q) + x(b uses q) <= 1.
+same_region, per direction (x, y) and region r x could use:
+    x(x lies in r) + x(y placed, not all in r) <= 1,
+and, when x could span regions, x(x spans regions) + x(y placed) <= 1.
+If both are placed, x lies in one region r (else the last row breaks) and then y lies in r too.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from fedopt.columns.pool import ColumnPool
-from fedopt.constraints.base import RowBlock
+from fedopt.constraints.base import RowSet
+from fedopt.instance.model import Instance
+
+MULTI = -1  # region key of the "spans regions" row
+
+
+@dataclass(frozen=True)
+class AffinityKeys:
+    kind: np.ndarray  # 0 different_cluster, 1 same_region
+    x: np.ndarray  # job
+    y: np.ndarray  # partner job
+    where: np.ndarray  # cluster (kind 0) or region or MULTI (kind 1)
 
 
 def admits(cols: ColumnPool) -> np.ndarray:
     return np.ones(cols.size, dtype=bool)
 
 
-def _by_job(cols: ColumnPool) -> tuple[np.ndarray, np.ndarray]:
+def row_set(inst: Instance) -> RowSet:
+    kind, xs, ys, where, labels = [], [], [], [], []
+    cluster_ok = np.zeros((inst.n_jobs, len(inst.cluster_ids)), dtype=bool)
+    jj, pp = np.nonzero(inst.pool_ok)
+    cluster_ok[jj, inst.pool_cluster[pp]] = True
+    region_ok = np.zeros((inst.n_jobs, len(inst.region_ids)), dtype=bool)
+    region_ok[jj, inst.cluster_region[inst.pool_cluster[pp]]] = True
+    for a, b in inst.different_cluster_pairs:
+        for q in np.flatnonzero(cluster_ok[a] & cluster_ok[b]):
+            kind.append(0), xs.append(a), ys.append(b), where.append(q)
+            labels.append(f"different_cluster {inst.job_ids[a]}/{inst.job_ids[b]} in {inst.cluster_ids[q]}")
+    for a, b in inst.same_region_pairs:
+        if not (region_ok[a].any() and region_ok[b].any()):
+            continue
+        for x, y in ((a, b), (b, a)):
+            for r in np.flatnonzero(region_ok[x]):
+                kind.append(1), xs.append(x), ys.append(y), where.append(r)
+                labels.append(f"same_region {inst.job_ids[x]}->{inst.job_ids[y]} at {inst.region_ids[r]}")
+            if inst.job_max_parts[x] > 1 and inst.job_federation[x] and region_ok[x].sum() > 1:
+                kind.append(1), xs.append(x), ys.append(y), where.append(MULTI)
+                labels.append(f"same_region {inst.job_ids[x]} spans regions while {inst.job_ids[y]} placed")
+    n = len(labels)
+    keys = AffinityKeys(*(np.array(v, dtype=np.int64) for v in (kind, xs, ys, where)))
+    return RowSet("affinity", np.full(n, -np.inf), np.ones(n), labels, keys)
+
+
+def matrix(cols: ColumnPool, rows: RowSet) -> sp.csr_matrix:
+    k: AffinityKeys = rows.keys
+    if rows.n == 0 or cols.size == 0:
+        return sp.csr_matrix((rows.n, cols.size))
     order = np.argsort(cols.job, kind="stable")
     starts = np.searchsorted(cols.job[order], np.arange(cols.inst.n_jobs + 1))
-    return order, starts
-
-
-def rows(cols: ColumnPool) -> RowBlock:
-    inst = cols.inst
-    order, starts = _by_job(cols)
-    r_idx: list[np.ndarray] = []
-    c_idx: list[np.ndarray] = []
-    labels: list[str] = []
-
-    def add(columns: np.ndarray, label: str) -> None:
-        r_idx.append(np.full(len(columns), len(labels)))
-        c_idx.append(columns)
-        labels.append(label)
-
     use = cols.cluster_use.tocsc()
-    for a, b in inst.different_cluster_pairs:
-        ca, cb = order[starts[a] : starts[a + 1]], order[starts[b] : starts[b + 1]]
-        ua, ub = use[ca], use[cb]
-        shared = np.flatnonzero((np.asarray(ua.sum(axis=0)).ravel() > 0) & (np.asarray(ub.sum(axis=0)).ravel() > 0))
-        for q in shared:
-            hit = np.concatenate([ca[ua[:, q].toarray().ravel() > 0], cb[ub[:, q].toarray().ravel() > 0]])
-            add(hit, f"different_cluster {inst.job_ids[a]}/{inst.job_ids[b]} in {inst.cluster_ids[q]}")
     region = cols.single_region
-    for a, b in inst.same_region_pairs:
-        ca, cb = order[starts[a] : starts[a + 1]], order[starts[b] : starts[b + 1]]
-        if not len(ca) or not len(cb):
-            continue
-        for x, y in ((ca, cb), (cb, ca)):
-            jx, jy = inst.job_ids[cols.job[x[0]]], inst.job_ids[cols.job[y[0]]]
-            for r in np.unique(region[x][region[x] >= 0]):
-                add(np.concatenate([x[region[x] == r], y[region[y] != r]]), f"same_region {jx}->{jy} at {inst.region_ids[r]}")
-            multi = x[region[x] < 0]
-            if len(multi):
-                add(np.concatenate([multi, y]), f"same_region {jx} spans regions while {jy} placed")
-    n = len(labels)
-    if n:
-        rr, cc = np.concatenate(r_idx), np.concatenate(c_idx)
-        A = sp.csr_matrix((np.ones(len(rr)), (rr, cc)), shape=(n, cols.size))
-    else:
-        A = sp.csr_matrix((0, cols.size))
-    return RowBlock("affinity", A, np.full(n, -np.inf), np.ones(n), labels)
+    r_idx, c_idx = [], []
+    for row in range(rows.n):
+        cx = order[starts[k.x[row]] : starts[k.x[row] + 1]]
+        cy = order[starts[k.y[row]] : starts[k.y[row] + 1]]
+        if k.kind[row] == 0:
+            q = k.where[row]
+            hit = np.concatenate([cx[use[cx, q].toarray().ravel() > 0], cy[use[cy, q].toarray().ravel() > 0]])
+        elif k.where[row] == MULTI:
+            hit = np.concatenate([cx[region[cx] < 0], cy])
+        else:
+            r = k.where[row]
+            hit = np.concatenate([cx[region[cx] == r], cy[region[cy] != r]])
+        r_idx.append(np.full(len(hit), row))
+        c_idx.append(hit)
+    rr, cc = np.concatenate(r_idx), np.concatenate(c_idx)
+    return sp.csr_matrix((np.ones(len(rr)), (rr, cc)), shape=(rows.n, cols.size))

@@ -6,7 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from fedopt.columns.pool import ColumnPool
-from fedopt.constraints.base import RowBlock
+from fedopt.constraints.base import RowSet
+from fedopt.instance.model import Instance
 
 
 def admits(cols: ColumnPool) -> np.ndarray:
@@ -15,11 +16,11 @@ def admits(cols: ColumnPool) -> np.ndarray:
     return ~pinned | cols.is_running
 
 
-def rows(cols: ColumnPool) -> RowBlock:
-    inst = cols.inst
-    jobs = np.unique(cols.job)
-    index = np.full(inst.n_jobs, -1, dtype=np.int64)
-    index[jobs] = np.arange(len(jobs))
-    A = sp.csr_matrix((np.ones(cols.size), (index[cols.job], np.arange(cols.size))), shape=(len(jobs), cols.size))
-    lo = np.where(inst.pinned[jobs], 1.0, -np.inf)
-    return RowBlock("assignment", A, lo, np.ones(len(jobs)), [f"job {inst.job_ids[j]}" for j in jobs])
+def row_set(inst: Instance) -> RowSet:
+    """One row per job, in job order (row j is job j)."""
+    lo = np.where(inst.pinned, 1.0, -np.inf)
+    return RowSet("assignment", lo, np.ones(inst.n_jobs), [f"job {j}" for j in inst.job_ids], np.arange(inst.n_jobs))
+
+
+def matrix(cols: ColumnPool, rows: RowSet) -> sp.csr_matrix:
+    return sp.csr_matrix((np.ones(cols.size), (cols.job, np.arange(cols.size))), shape=(rows.n, cols.size))

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from fedopt.columns.pool import ColumnPool
-from fedopt.constraints.base import RowBlock, capacity_block
+from fedopt.constraints.base import RowSet, limited, usage_rows
+from fedopt.instance.model import Instance
 
 TOL = 1e-9
 
@@ -21,7 +23,10 @@ def admits(cols: ColumnPool) -> np.ndarray:
     return ~bad
 
 
-def rows(cols: ColumnPool) -> RowBlock:
-    inst = cols.inst
+def row_set(inst: Instance) -> RowSet:
     names = [f"link {inst.region_ids[a]}-{inst.region_ids[b]}" for a, b in inst.link_ends]
-    return capacity_block("bandwidth", cols.link_usage, inst.link_gbps, names)
+    return limited("bandwidth", inst.link_gbps, names)
+
+
+def matrix(cols: ColumnPool, rows: RowSet) -> sp.csr_matrix:
+    return usage_rows(cols.link_usage, rows)

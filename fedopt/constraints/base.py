@@ -1,30 +1,40 @@
-"""A block of master rows contributed by one constraint family."""
+"""Rows of the master problem, contributed by each constraint family.
+
+A family declares its rows once per instance (:class:`RowSet`: bounds, labels and whatever keys it
+needs) and computes the coefficients of any batch of columns against them, so column generation
+can add columns to a live master without touching its rows.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 
 @dataclass
-class RowBlock:
-    """Rows ``lo <= A x <= hi`` over the columns; ``labels`` name each row for explanations."""
+class RowSet:
+    """Rows ``lo <= A x <= hi`` of one family; ``labels`` name each row for explanations."""
 
     family: str
-    A: sp.csr_matrix
     lo: np.ndarray
     hi: np.ndarray
     labels: list[str]
+    keys: Any = field(default=None)
 
     @property
     def n(self) -> int:
-        return self.A.shape[0]
+        return len(self.hi)
 
 
-def capacity_block(family: str, usage: sp.csr_matrix, cap: np.ndarray, names: list[str]) -> RowBlock:
-    """``usage.T x <= cap`` for the resources that are limited and used by some column."""
-    used = np.flatnonzero(np.isfinite(cap) & (np.asarray(abs(usage).sum(axis=0)).ravel() > 0))
-    A = usage[:, used].T.tocsr()
-    return RowBlock(family, A, np.full(len(used), -np.inf), cap[used].astype(float), [names[i] for i in used])
+def limited(family: str, cap: np.ndarray, names: list[str]) -> RowSet:
+    """One ``<= cap`` row per resource with a finite limit; keys = the resource indices."""
+    idx = np.flatnonzero(np.isfinite(cap))
+    return RowSet(family, np.full(len(idx), -np.inf), cap[idx].astype(float), [names[i] for i in idx], idx)
+
+
+def usage_rows(usage: sp.csr_matrix, rows: RowSet) -> sp.csr_matrix:
+    """The [rows x columns] block of a per-resource usage matrix [columns x resources]."""
+    return usage[:, rows.keys].T.tocsr()

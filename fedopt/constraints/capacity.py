@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from fedopt.columns.pool import ColumnPool
-from fedopt.constraints.base import RowBlock, capacity_block
+from fedopt.constraints.base import RowSet, limited, usage_rows
+from fedopt.instance.model import Instance
 
 
 def admits(cols: ColumnPool) -> np.ndarray:
@@ -14,7 +16,10 @@ def admits(cols: ColumnPool) -> np.ndarray:
     return ~bad
 
 
-def rows(cols: ColumnPool) -> RowBlock:
-    inst = cols.inst
+def row_set(inst: Instance) -> RowSet:
     names = [f"pool {inst.cluster_ids[c]}/{inst.card_ids[t]}" for c, t in zip(inst.pool_cluster, inst.pool_type, strict=True)]
-    return capacity_block("capacity", cols.pool_usage, inst.pool_cards.astype(float), names)
+    return limited("capacity", inst.pool_cards.astype(float), names)
+
+
+def matrix(cols: ColumnPool, rows: RowSet) -> sp.csr_matrix:
+    return usage_rows(cols.pool_usage, rows)

@@ -6,7 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from fedopt.columns.pool import ColumnPool
-from fedopt.constraints.base import RowBlock, capacity_block
+from fedopt.constraints.base import RowSet, limited, usage_rows
+from fedopt.instance.model import Instance
 
 
 def usage(cols: ColumnPool) -> sp.csr_matrix:
@@ -21,11 +22,13 @@ def usage(cols: ColumnPool) -> sp.csr_matrix:
 
 def admits(cols: ColumnPool) -> np.ndarray:
     inst = cols.inst
-    ten = inst.job_tenant[cols.job]
-    quota = np.where(ten >= 0, inst.tenant_quota[np.maximum(ten, 0)] if len(inst.tenant_ids) else np.inf, np.inf)
-    return cols.total <= quota
+    quota = np.append(inst.tenant_quota, np.inf)  # index -1: no tenant
+    return cols.total <= quota[inst.job_tenant[cols.job]]
 
 
-def rows(cols: ColumnPool) -> RowBlock:
-    inst = cols.inst
-    return capacity_block("quota", usage(cols), inst.tenant_quota, [f"quota {t}" for t in inst.tenant_ids])
+def row_set(inst: Instance) -> RowSet:
+    return limited("quota", inst.tenant_quota, [f"quota {t}" for t in inst.tenant_ids])
+
+
+def matrix(cols: ColumnPool, rows: RowSet) -> sp.csr_matrix:
+    return usage_rows(usage(cols), rows)

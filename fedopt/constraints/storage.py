@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from fedopt.columns.pool import ColumnPool
-from fedopt.constraints.base import RowBlock, capacity_block
+from fedopt.constraints.base import RowSet, limited, usage_rows
+from fedopt.instance.model import Instance
 
 TOL = 1e-9
 
@@ -19,6 +21,9 @@ def admits(cols: ColumnPool) -> np.ndarray:
     return ~bad
 
 
-def rows(cols: ColumnPool) -> RowBlock:
-    inst = cols.inst
-    return capacity_block("storage", cols.storage_usage, inst.cluster_storage, [f"storage {c}" for c in inst.cluster_ids])
+def row_set(inst: Instance) -> RowSet:
+    return limited("storage", inst.cluster_storage, [f"storage {c}" for c in inst.cluster_ids])
+
+
+def matrix(cols: ColumnPool, rows: RowSet) -> sp.csr_matrix:
+    return usage_rows(cols.storage_usage, rows)

@@ -1,0 +1,1 @@
+"""Decomposition methods for large instances: column generation, POP partitioning."""

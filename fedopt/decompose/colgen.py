@@ -1,0 +1,403 @@
+"""Column generation with a live HiGHS master, then a restricted MIP: fedopt at scale.
+
+1. Every single-pool placement is a candidate, priced in one sparse product per round; split
+   placements are priced per job from the duals (:mod:`fedopt.decompose.pricing`).
+2. The restricted master LP lives in one HiGHS object: new columns are appended and the LP is
+   re-solved warm. Duals are smoothed (Wentges) towards those of the best Lagrangian bound.
+3. The Lagrangian bound ``y.b + sum_j max(0, best column of j at y)`` is a proven upper bound of
+   the integer optimum at every round; it stops the loop when the LP is close enough.
+4. The integer plan: the MIP over the generated columns (HiGHS, seeded with the best plan so
+   far), then a greedy fill of what is left with every single-pool placement.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+
+from fedopt.backends.base import SolveOptions
+from fedopt.backends.cpsat import CpSatBackend
+from fedopt.backends.highs import HighsBackend, run_guarded
+from fedopt.columns.enumerate import placement_columns, running_columns, single_pool_columns
+from fedopt.columns.pool import ColumnPool
+from fedopt.columns.value import snapshot_constant, snapshot_values
+from fedopt.decompose.pricing import Duals, price_split_job
+from fedopt.greedy import greedy_x
+from fedopt.instance.model import Instance
+from fedopt.master import MasterProblem, Rows, admissible
+from fedopt.progress import Progress
+
+EPS = 1e-7
+
+
+@dataclass
+class ColGenResult:
+    mp: MasterProblem  # over the generated columns
+    x: np.ndarray
+    objective: float
+    bound: float
+    status: str
+    stats: dict = field(default_factory=dict)
+
+
+class _Columns:
+    """The columns in the master: a growing list of ColumnPools with values and coefficients."""
+
+    def __init__(self, inst: Instance, rows: Rows):
+        self.inst = inst
+        self.rows = rows
+        self.pools: list[ColumnPool] = []
+        self.values: list[np.ndarray] = []
+        self.mats: list[sp.csc_matrix] = []
+        self.keys: set[tuple] = set()
+
+    def key(self, cols: ColumnPool, c: int) -> tuple:
+        s, e = cols.part_ptr[c], cols.part_ptr[c + 1]
+        return (int(cols.job[c]), int(cols.ctype[c]), tuple(zip(cols.part_cluster[s:e].tolist(), cols.part_count[s:e].tolist(), strict=True)))
+
+    def prepare(self, cols: ColumnPool) -> tuple[ColumnPool, np.ndarray, sp.csc_matrix]:
+        """Admissible, worthwhile, not yet present columns with values and coefficients."""
+        keep = admissible(cols) if cols.size else np.zeros(0, dtype=bool)
+        cols = cols.subset(keep)
+        if not cols.size:
+            return cols, np.zeros(0), sp.csc_matrix((self.rows.n, 0))
+        new = np.array([self.key(cols, c) not in self.keys for c in range(cols.size)], dtype=bool)
+        cols = cols.subset(new)
+        values = snapshot_values(cols)
+        good = (values > 1e-12) | self.inst.pinned[cols.job]
+        cols, values = cols.subset(good), values[good]
+        return cols, values, self.rows.matrix(cols).tocsc()
+
+    def add(self, cols: ColumnPool, values: np.ndarray, mat: sp.csc_matrix) -> None:
+        for c in range(cols.size):
+            self.keys.add(self.key(cols, c))
+        self.pools.append(cols)
+        self.values.append(values)
+        self.mats.append(mat)
+
+    @property
+    def n(self) -> int:
+        return sum(len(v) for v in self.values)
+
+    def master(self) -> MasterProblem:
+        cols = ColumnPool.concat(self.inst, self.pools)
+        A = sp.hstack(self.mats, format="csr") if self.mats else sp.csr_matrix((self.rows.n, 0))
+        return MasterProblem(cols, np.concatenate(self.values) if self.values else np.zeros(0), snapshot_constant(self.inst),
+                             A, self.rows.lo, self.rows.hi, self.rows, np.arange(self.rows.n))
+
+
+class ColumnGeneration:
+    def __init__(self, inst: Instance, opts: SolveOptions, progress: Progress | None = None,
+                 per_job: int = 3, lp_share: float = 0.3, dive_share: float = 0.3, lp_tol: float = 1e-4, mip_backend: str = "highs"):
+        self.dive_share = dive_share
+        self.mip_backend = mip_backend
+        self.inst = inst
+        self.opts = opts
+        self.progress = progress or Progress(enabled=False)
+        self.per_job = per_job
+        self.lp_share = lp_share
+        self.lp_tol = lp_tol
+        self.rows = Rows.of(inst)
+        self.w = inst.doc.settings.weights
+        self.assign_off = self.rows.offset("assignment")
+        self.nonassign = np.ones(self.rows.n, dtype=bool)
+        self.nonassign[self.assign_off : self.assign_off + inst.n_jobs] = False
+
+    # ------------------------------------------------------------------ set-up
+    def _singles(self) -> None:
+        """Every admissible single-pool placement, with values and coefficients, for pricing."""
+        inst = self.inst
+        cols = single_pool_columns(inst)
+        cols = cols.subset(admissible(cols))
+        values = snapshot_values(cols)
+        good = ((values > 1e-12) | inst.pinned[cols.job]) & ~cols.is_running  # running ones come separately
+        self.singles = cols.subset(good)
+        self.singles_value = values[good]
+        self.singles_AT = self.rows.matrix(self.singles).T.tocsr()  # [n, rows]
+        self.singles_in = np.zeros(self.singles.size, dtype=bool)
+
+    def _lp_start(self) -> highspy.Highs:
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("random_seed", int(self.opts.seed))
+        h.setOptionValue("threads", 1)
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        h.changeObjectiveOffset(snapshot_constant(self.inst))
+        inf = highspy.kHighsInf
+        lo = np.where(np.isfinite(self.rows.lo), self.rows.lo, -inf)
+        hi = np.where(np.isfinite(self.rows.hi), self.rows.hi, inf)
+        h.addRows(self.rows.n, lo, hi, 0, np.zeros(self.rows.n, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
+        return h
+
+    def _push(self, cols: ColumnPool, values: np.ndarray, mat: sp.csc_matrix) -> None:
+        if not cols.size:
+            return
+        self.columns.add(cols, values, mat)
+        self.h.addCols(cols.size, values.astype(np.float64), np.zeros(cols.size), np.ones(cols.size), int(mat.nnz),
+                       mat.indptr[:-1].astype(np.int32), mat.indices.astype(np.int32), mat.data.astype(np.float64))
+
+    # ------------------------------------------------------------------ duals and pricing
+    def _duals(self, y: np.ndarray) -> Duals:
+        inst = self.inst
+
+        def dense(family: str, size: int) -> np.ndarray:
+            rs = next(s for s in self.rows.sets if s.family == family)
+            out = np.zeros(size)
+            off = self.rows.offset(family)
+            out[rs.keys] = y[off : off + rs.n]
+            return out
+
+        return Duals(dense("capacity", inst.n_pools), dense("quota", len(inst.tenant_ids)), dense("bandwidth", len(inst.link_gbps)),
+                     dense("storage", len(inst.cluster_ids)), y[self.assign_off : self.assign_off + inst.n_jobs])
+
+    def _price(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
+        """(best value - y.A per job, excluding assignment duals; single rc; split candidates)."""
+        inst = self.inst
+        y_na = np.where(self.nonassign, y, 0.0)
+        best = np.full(inst.n_jobs, -np.inf)
+        red = self.singles_value - self.singles_AT @ y_na
+        np.maximum.at(best, self.singles.job, red)
+        d = self._duals(y_na)
+        se = inst.doc.settings.span_efficiency
+        eff = (se.region, se.federation)
+        pen = inst.running_penalty
+        cands: list = []
+        for j in self.split_jobs:
+            vpc = self.w.throughput * inst.job_priority[j] * inst.rate[j]
+            fixed = 0.0
+            if pen[j] > 0:
+                single_running = inst.running[j] is not None and len(inst.running[j]) == 1
+                fixed = self.w.preemption * pen[j] - (self.w.migration * pen[j] if single_running else 0.0)
+            sp_ = price_split_job(inst, d, j, vpc, eff, fixed, self.w.egress)
+            best[j] = max(best[j], sp_.bound)
+            cands.extend(sp_.candidates)
+        return best, red, cands
+
+    def _lagrangian(self, y: np.ndarray, best: np.ndarray, running_rc: dict[int, float]) -> float:
+        inst = self.inst
+        hi = self.rows.hi
+        y_na = np.where(self.nonassign, np.maximum(y, 0.0), 0.0)
+        total = snapshot_constant(inst) + float(y_na[self.nonassign] @ hi[self.nonassign])
+        h = np.maximum(best, 0.0)
+        for j, v in running_rc.items():  # pinned jobs have one option and must take it
+            h[j] = v
+        return total + float(h.sum())
+
+    # ------------------------------------------------------------------ main loop
+    def run(self, deadline: float) -> ColGenResult:
+        t0 = time.perf_counter()
+        inst = self.inst
+        span = max(deadline - t0, 0.1)
+        self._singles()
+        self.split_jobs = [int(j) for j in np.flatnonzero((inst.job_max_parts >= 2) & ~inst.pinned)]
+        self.columns = _Columns(inst, self.rows)
+        self.h = self._lp_start()
+        # initial columns: running placements, then each job's best few single placements
+        run_cols, run_val, run_mat = self.columns.prepare(running_columns(inst))
+        self.running_cols, self.running_val, self.running_mat = run_cols, run_val, run_mat
+        self._push(run_cols, run_val, run_mat)
+        self.pinned_in_lp = {int(j) for j in run_cols.job[inst.pinned[run_cols.job]]}
+        self._add_singles(self.singles_value, k=self.per_job)
+        # the first incumbent: greedy over what is in the master so far
+        self.best_cols = np.zeros(0, dtype=np.int64)
+        self.best_obj = -np.inf
+        self.bound, self.y_center, self.lp_obj, self.rounds = np.inf, None, None, 0
+        self._offer(greedy_x(self.columns.master()), "greedy")
+        # 1. the root LP by column generation: the proven bound
+        self._cg_loop(t0 + span * self.lp_share, record_bound=True)
+        # 2. diving: fix the most decided placements, re-price around them, until integral
+        if self.lp_obj is not None:
+            self._dive(t0 + span * (self.lp_share + self.dive_share))
+            self._add_near_optimal()
+        # 3. the MIP over every generated column, from the best plan so far
+        mp = self.columns.master()
+        hint = np.zeros(mp.n_cols)
+        hint[self.best_cols] = 1.0
+        remaining = deadline - time.perf_counter()
+        res = None
+        if remaining > 0.5:
+            backend = CpSatBackend() if self.mip_backend == "cpsat" else HighsBackend()
+            res = backend.solve_mip(mp, SolveOptions(time_limit=remaining * 0.85, mip_gap=self.opts.mip_gap, threads=self.opts.threads,
+                                                     seed=self.opts.seed, hint=hint, should_stop=self.opts.should_stop))
+            if res.x is not None and mp.is_feasible(res.x):
+                self._offer(res.x, "mip")
+        mp = self.columns.master()
+        x = np.zeros(mp.n_cols)
+        x[self.best_cols] = 1.0
+        x, mp = self._fill(mp, x)
+        obj = mp.objective_of(x)
+        self.progress.round("final", self.lp_obj, self._bound(), obj, mp.n_cols)
+        bound = max(self.bound, obj) if np.isfinite(self.bound) else None
+        stats = {"rounds": self.rounds, "columns": mp.n_cols, "rows": mp.n_rows, "singles_candidates": int(self.singles.size),
+                 "lp_objective": self.lp_obj, "mip_status": None if res is None else res.status,
+                 "mip_bound_restricted": None if res is None else res.bound}
+        gap = None if bound is None else abs(bound - obj) / max(1.0, abs(obj))
+        status = "optimal" if gap is not None and gap <= max(self.opts.mip_gap, 1e-9) else "feasible"
+        return ColGenResult(mp, x, obj, bound, status, stats)
+
+    def _bound(self) -> float | None:
+        return float(self.bound) if np.isfinite(self.bound) else None
+
+    def _offer(self, x: np.ndarray, phase: str) -> None:
+        """Keep ``x`` (over the current master's columns) if it is feasible and better."""
+        mp = self.columns.master()
+        x = np.concatenate([x, np.zeros(mp.n_cols - len(x))]) if len(x) < mp.n_cols else x
+        if not mp.is_feasible(x):
+            return
+        x = greedy_x(mp, start=x)  # complete it with what still fits
+        obj = mp.objective_of(x)
+        if obj > self.best_obj + 1e-9:
+            self.best_obj = obj
+            self.best_cols = np.flatnonzero(x > 0.5)
+            self.progress.round(phase, self.lp_obj, self._bound(), obj, mp.n_cols)
+
+    def _solve_lp(self, until: float) -> bool:
+        self.h.setOptionValue("time_limit", max(0.05, until - time.perf_counter()))
+        run_guarded(self.h, max(0.05, until - time.perf_counter()), self.opts.should_stop)
+        return self.h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+
+    def _cg_loop(self, until: float, record_bound: bool, max_rounds: int = 10_000) -> bool:
+        """Price and re-solve until no column improves (or time); False if the LP is infeasible."""
+        alpha = 0.5 if record_bound else 0.0
+        for _ in range(max_rounds):
+            if time.perf_counter() >= until or not self._solve_lp(until):
+                return self.h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+            lp_obj = float(self.h.getInfo().objective_function_value)
+            y_rmp = np.asarray(self.h.getSolution().row_dual)
+            y_price = y_rmp if self.y_center is None or not record_bound else alpha * self.y_center + (1 - alpha) * y_rmp
+            found = self._round(y_price, y_rmp, self.pinned_in_lp)
+            if record_bound and found["bound"] < self.bound:
+                self.bound, self.y_center = found["bound"], y_price.copy()
+            if found["added"] == 0 and y_price is not y_rmp:
+                found = self._round(y_rmp, y_rmp, self.pinned_in_lp)  # mispricing: the master's own duals
+                if record_bound and found["bound"] < self.bound:
+                    self.bound, self.y_center = found["bound"], y_rmp.copy()
+            if record_bound:
+                self.rounds += 1
+                self.lp_obj = lp_obj
+                self.progress.round("lp", lp_obj, self._bound(), self.best_obj, self.columns.n)
+                if (self.bound - lp_obj) <= self.lp_tol * max(1.0, abs(lp_obj)):
+                    found["added"] = 0
+            if found["added"] == 0:
+                return self._solve_lp(until)
+        return True
+
+    def _dive(self, until: float) -> None:
+        """Fix placements the LP has decided, then the most-chosen fractional ones, re-pricing."""
+        fixed: list[int] = []
+        n = self.columns.n
+        while time.perf_counter() < until:
+            x = np.asarray(self.h.getSolution().col_value)
+            frac = (x > 1e-6) & (x < 1 - 1e-6)
+            if not frac.any():
+                self._offer(np.round(x), "dive")
+                break
+            ones = np.zeros(0, dtype=np.int64)
+            cand = np.flatnonzero(frac)
+            k = max(1, len(cand) // 20)
+            pick = cand[np.argsort(-x[cand], kind="stable")[:k]]
+            # one column per job
+            _, first = np.unique(self.columns_job()[pick], return_index=True)
+            pick = pick[np.sort(first)]
+            new = np.concatenate([ones, pick]).astype(np.int32)
+            self.h.changeColsBounds(len(new), new, np.ones(len(new)), np.ones(len(new)))
+            fixed.extend(new.tolist())
+            if not self._cg_loop(until, record_bound=False, max_rounds=3):
+                # infeasible: release the fractional picks and forbid them
+                self.h.changeColsBounds(len(pick), pick.astype(np.int32), np.zeros(len(pick)), np.zeros(len(pick)))
+                fixed = [c for c in fixed if c not in set(pick.tolist())]
+                if not self._solve_lp(until):
+                    break
+            x = np.asarray(self.h.getSolution().col_value)
+            # an LP-guided greedy plan at every step: anytime
+            mp = self.columns.master()
+            order = np.lexsort((-mp.c / np.maximum(mp.cols.total, 1), -np.round(x, 6)))
+            self._offer(greedy_x(mp, order=order), "dive")
+        # release every bound for the MIP (which is built apart) and later use
+        m = self.columns.n
+        self.h.changeColsBounds(m, np.arange(m, dtype=np.int32), np.zeros(m), np.ones(m))
+        _ = n
+
+    def _add_near_optimal(self, per_job: int = 20) -> None:
+        """Add the single placements whose reduced cost at the root duals is within the gap:
+        only they can be part of a plan better than the incumbent (reduced-cost argument)."""
+        if self.y_center is None or not np.isfinite(self.bound):
+            return
+        y = self.y_center
+        pi = y[self.assign_off : self.assign_off + self.inst.n_jobs]
+        y_na = np.where(self.nonassign, y, 0.0)
+        red = self.singles_value - self.singles_AT @ y_na - pi[self.singles.job]
+        delta = max(self.bound - self.best_obj, 0.0)
+        self._add_singles(red, k=per_job, min_score=-delta)
+
+    def _values(self) -> np.ndarray:
+        return np.concatenate(self.columns.values)
+
+    def columns_job(self) -> np.ndarray:
+        return np.concatenate([p.job for p in self.columns.pools])
+
+    def _add_singles(self, score: np.ndarray, k: int, min_score: float = -np.inf) -> int:
+        """Add each job's k best single candidates by ``score`` (above ``min_score``) not yet in."""
+        cand = np.flatnonzero(~self.singles_in & (score > min_score))
+        if not len(cand):
+            return 0
+        order = cand[np.lexsort((-score[cand], self.singles.job[cand]))]
+        jobs = self.singles.job[order]
+        first = np.r_[True, jobs[1:] != jobs[:-1]]
+        rank = np.arange(len(order)) - np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
+        pick = np.sort(order[rank < k])
+        self.singles_in[pick] = True
+        cols = self.singles.subset(pick)
+        mat = self.singles_AT[pick].T.tocsc()
+        self.columns.add(cols, self.singles_value[pick], mat)
+        self.h.addCols(len(pick), self.singles_value[pick].astype(np.float64), np.zeros(len(pick)), np.ones(len(pick)), int(mat.nnz),
+                       mat.indptr[:-1].astype(np.int32), mat.indices.astype(np.int32), mat.data.astype(np.float64))
+        return len(pick)
+
+    def _round(self, y_price: np.ndarray, y_rmp: np.ndarray, pinned_in_lp: set[int]) -> dict:
+        inst = self.inst
+        best, red, cands = self._price(y_price)
+        # running placements are not among the single candidates: price them here;
+        # a pinned job has that one option and must take it
+        running_rc: dict[int, float] = {}
+        if self.running_cols is not None and self.running_cols.size:
+            y_na = np.where(self.nonassign, y_price, 0.0)
+            rc0 = self.running_val - self.running_mat.T @ y_na
+            np.maximum.at(best, self.running_cols.job, rc0)
+            for c in np.flatnonzero(inst.pinned[self.running_cols.job]):
+                running_rc[int(self.running_cols.job[c])] = float(rc0[c])
+        L = self._lagrangian(y_price, best, running_rc)
+        # columns with a positive reduced cost at the master's duals
+        pi = y_rmp[self.assign_off : self.assign_off + inst.n_jobs]
+        y_na_rmp = np.where(self.nonassign, y_rmp, 0.0)
+        red_rmp = self.singles_value - self.singles_AT @ y_na_rmp - pi[self.singles.job]
+        added = self._add_singles(red_rmp, k=self.per_job, min_score=EPS)
+        if cands:
+            cols, values, mat = self.columns.prepare(placement_columns(inst, cands))
+            if cols.size:
+                rc = values - mat.T @ y_na_rmp - pi[cols.job]
+                keep = rc > EPS
+                if keep.any():
+                    idx = np.flatnonzero(keep)
+                    self._push(cols.subset(idx), values[idx], mat[:, idx])
+                    added += len(idx)
+        return {"bound": L, "added": added}
+
+    def _fill(self, mp: MasterProblem, x: np.ndarray) -> tuple[np.ndarray, MasterProblem]:
+        """Complete the plan greedily with every single placement not in the master."""
+        rest = np.flatnonzero(~self.singles_in)
+        if not len(rest):
+            return x, mp
+        cols = ColumnPool.concat(self.inst, [mp.cols, self.singles.subset(rest)])
+        A = sp.hstack([mp.A, self.singles_AT[rest].T], format="csr")
+        c = np.concatenate([mp.c, self.singles_value[rest]])
+        big = MasterProblem(cols, c, mp.constant, A, mp.lo, mp.hi, mp.rows, mp.row_index)
+        start = np.concatenate([x, np.zeros(len(rest))])
+        filled = greedy_x(big, start=start)
+        if big.objective_of(filled) > mp.objective_of(x) + 1e-9:
+            return filled, big
+        return x, mp
