@@ -28,12 +28,15 @@ def cmd_solve(args: argparse.Namespace) -> int:
         raise InputError("--backend", str(exc)) from None
     result = solve(
         args.instance,
+        method=args.method,
         backend=args.backend,
         time_limit=args.time_limit,
         seed=args.seed,
         preset=args.preset,
         threads=args.threads,
+        pop_parts=args.pop_parts,
         verbose=args.verbose,
+        quiet=args.quiet,
     )
     text = result.to_json()
     if args.output:
@@ -55,12 +58,16 @@ def add_solve(sub) -> None:
     )
     p.add_argument("instance", help="instance.json (model v1)")
     p.add_argument("-o", "--output", help="write the plan here (atomically); default: stdout")
+    p.add_argument(
+        "--method", default="auto", help="auto (default: exact while small, else colgen) | exact | colgen | greedy | pop"
+    )
     p.add_argument("--backend", default="highs", help="highs (default) | cpsat | pyomo | pyomo:SOLVER")
+    p.add_argument("--pop-parts", type=int, default=4, help="sub-problems of --method pop (default 4)")
     p.add_argument("--time-limit", type=float, default=None, help="seconds (default: the preset's)")
     p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same plan)")
     p.add_argument("--preset", default=None, help="solver preset in solvers/ (default, fast, thorough) or a .toml path")
     p.add_argument("--threads", type=int, default=None, help="solver threads (default: the preset's)")
-    p.add_argument("-q", "--quiet", action="store_true", help="print no summary")
+    p.add_argument("-q", "--quiet", action="store_true", help="print no progress and no summary")
     p.add_argument("-v", "--verbose", action="store_true", help="show the solver's log")
     p.set_defaults(func=cmd_solve)
 
@@ -180,8 +187,48 @@ def add_generate(sub) -> None:
     p.set_defaults(func=cmd_generate)
 
 
+# ---------------------------------------------------------------------- bench
+def cmd_bench(args: argparse.Namespace) -> int:
+    from fedopt.bench import format_table, run_bench
+    from fedopt.generate import PRESETS
+    from fedopt.methods import METHODS
+
+    if args.preset not in PRESETS:
+        raise InputError("--preset", f"unknown preset {args.preset!r}; choose {', '.join(PRESETS)}")
+    try:
+        seeds = [int(s) for s in args.seeds.split(",") if s]
+    except ValueError:
+        raise InputError("--seeds", f"not a comma-separated list of integers: {args.seeds!r}") from None
+    methods = [m for m in args.methods.split(",") if m]
+    for m in methods:
+        if m not in METHODS:
+            raise InputError("--methods", f"unknown method {m!r}; choose from {', '.join(METHODS)}")
+    rows = run_bench(args.preset, seeds, methods, args.time_limit, args.workdir)
+    _out(format_table(rows))
+    if args.json:
+        from dataclasses import asdict
+
+        _out(json.dumps([asdict(r) for r in rows], indent=1))
+    return 0
+
+
+def add_bench(sub) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="compare methods on generated instances (objective, bound, gap, time, memory, check)",
+        description="Each method and seed runs `fedopt solve` in a fresh process; the plan is checked.",
+    )
+    p.add_argument("--preset", default="m", help="generator preset: s | m | l | xl")
+    p.add_argument("--seeds", default="1", help="comma-separated seeds, e.g. 1,2,3")
+    p.add_argument("--methods", default="colgen,exact,greedy,pop", help="comma-separated methods")
+    p.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve")
+    p.add_argument("--workdir", default=None, help="keep generated instances here (default: a temporary folder)")
+    p.add_argument("--json", action="store_true", help="also print the rows as JSON")
+    p.set_defaults(func=cmd_bench)
+
+
 # ---------------------------------------------------------------------- main
-COMMANDS = [add_solve, add_check, add_schema, add_info, add_generate]
+COMMANDS = [add_solve, add_check, add_schema, add_info, add_generate, add_bench]
 
 # Commands that live beside the feature they drive: "module:function" adding a subparser.
 FEATURE_COMMANDS = [

@@ -4,35 +4,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from fedopt.columns.pool import ColumnPool
+from fedopt.columns.enumerate import running_columns
+from fedopt.columns.rules import valid_placements
 from fedopt.errors import InfeasibleError
-from fedopt.master import MasterProblem
+from fedopt.instance.model import Instance
+from fedopt.master import Rows, admissible
 
 
-def pinned_conflicts(full: ColumnPool, kept: np.ndarray) -> list[str]:
-    """Pinned jobs whose running placement is not a valid column on its own."""
-    inst = full.inst
+def pinned_conflicts(inst: Instance) -> list[str]:
+    """Every reason the pinned jobs cannot all keep their running placements."""
+    if not inst.pinned.any():
+        return []
+    cols = running_columns(inst)
+    cols = cols.subset(inst.pinned[cols.job])
     out = []
-    have = np.zeros(inst.n_jobs, dtype=bool)
-    have[full.job[kept & full.is_running]] = True
-    for j in np.flatnonzero(inst.pinned & ~have):
-        valid = np.any(full.is_running & (full.job == j))
-        why = "breaks a link or storage limit by itself" if valid else "is not a valid placement (rules 1-3)"
-        out.append(f"pinned job {inst.job_ids[j]}: its running placement {why}")
+    valid = valid_placements(cols)
+    alone = admissible(cols)
+    for c in np.flatnonzero(~valid | ~alone):
+        why = "is not a valid placement (rules 1-3)" if not valid[c] else "breaks a link or storage limit by itself"
+        out.append(f"pinned job {inst.job_ids[cols.job[c]]}: its running placement {why}")
+    rows = Rows.of(inst)
+    A = rows.matrix(cols)
+    act = A @ np.ones(cols.size)
+    labels = rows.labels()
+    families = rows.families()
+    for r in np.flatnonzero((act > rows.hi + 1e-6) & (families != "assignment")):
+        jobs = sorted({inst.job_ids[cols.job[c]] for c in A[r].indices})
+        out.append(f"{labels[r]}: pinned jobs {', '.join(jobs)} need {act[r]:g} > {rows.hi[r]:g}")
     return out
 
 
-def raise_if_pinned_infeasible(full: ColumnPool, kept: np.ndarray, mp: MasterProblem) -> None:
-    """Raise InfeasibleError naming the jobs and limits when the pinned jobs cannot all stay."""
-    conflicts = pinned_conflicts(full, kept)
-    cols = mp.cols
-    pinned_cols = cols.inst.pinned[cols.job]
-    if pinned_cols.any():
-        x = pinned_cols.astype(float)
-        act = mp.A @ x
-        labels = mp.row_labels()
-        for r in np.flatnonzero(act > mp.hi + 1e-6):
-            jobs = sorted({cols.inst.job_ids[cols.job[c]] for c in mp.A[r].indices if pinned_cols[c]})
-            conflicts.append(f"{labels[r]}: pinned jobs {', '.join(jobs)} need {act[r]:g} > {mp.hi[r]:g}")
+def raise_if_pinned_infeasible(inst: Instance) -> None:
+    conflicts = pinned_conflicts(inst)
     if conflicts:
         raise InfeasibleError(conflicts)

@@ -24,6 +24,7 @@ from fedopt.backends.cpsat import CpSatBackend
 from fedopt.backends.highs import HighsBackend, run_guarded
 from fedopt.columns.enumerate import placement_columns, running_columns, single_pool_columns
 from fedopt.columns.pool import ColumnPool
+from fedopt.columns.rules import valid_placements
 from fedopt.columns.value import snapshot_constant, snapshot_values
 from fedopt.decompose.pricing import Duals, price_split_job
 from fedopt.greedy import greedy_x
@@ -57,7 +58,11 @@ class _Columns:
 
     def key(self, cols: ColumnPool, c: int) -> tuple:
         s, e = cols.part_ptr[c], cols.part_ptr[c + 1]
-        return (int(cols.job[c]), int(cols.ctype[c]), tuple(zip(cols.part_cluster[s:e].tolist(), cols.part_count[s:e].tolist(), strict=True)))
+        return (
+            int(cols.job[c]),
+            int(cols.ctype[c]),
+            tuple(zip(cols.part_cluster[s:e].tolist(), cols.part_count[s:e].tolist(), strict=True)),
+        )
 
     def prepare(self, cols: ColumnPool) -> tuple[ColumnPool, np.ndarray, sp.csc_matrix]:
         """Admissible, worthwhile, not yet present columns with values and coefficients."""
@@ -86,13 +91,30 @@ class _Columns:
     def master(self) -> MasterProblem:
         cols = ColumnPool.concat(self.inst, self.pools)
         A = sp.hstack(self.mats, format="csr") if self.mats else sp.csr_matrix((self.rows.n, 0))
-        return MasterProblem(cols, np.concatenate(self.values) if self.values else np.zeros(0), snapshot_constant(self.inst),
-                             A, self.rows.lo, self.rows.hi, self.rows, np.arange(self.rows.n))
+        return MasterProblem(
+            cols,
+            np.concatenate(self.values) if self.values else np.zeros(0),
+            snapshot_constant(self.inst),
+            A,
+            self.rows.lo,
+            self.rows.hi,
+            self.rows,
+            np.arange(self.rows.n),
+        )
 
 
 class ColumnGeneration:
-    def __init__(self, inst: Instance, opts: SolveOptions, progress: Progress | None = None,
-                 per_job: int = 3, lp_share: float = 0.3, dive_share: float = 0.3, lp_tol: float = 1e-4, mip_backend: str = "highs"):
+    def __init__(
+        self,
+        inst: Instance,
+        opts: SolveOptions,
+        progress: Progress | None = None,
+        per_job: int = 3,
+        lp_share: float = 0.3,
+        dive_share: float = 0.3,
+        lp_tol: float = 1e-4,
+        mip_backend: str = "highs",
+    ):
         self.dive_share = dive_share
         self.mip_backend = mip_backend
         self.inst = inst
@@ -137,8 +159,16 @@ class ColumnGeneration:
         if not cols.size:
             return
         self.columns.add(cols, values, mat)
-        self.h.addCols(cols.size, values.astype(np.float64), np.zeros(cols.size), np.ones(cols.size), int(mat.nnz),
-                       mat.indptr[:-1].astype(np.int32), mat.indices.astype(np.int32), mat.data.astype(np.float64))
+        self.h.addCols(
+            cols.size,
+            values.astype(np.float64),
+            np.zeros(cols.size),
+            np.ones(cols.size),
+            int(mat.nnz),
+            mat.indptr[:-1].astype(np.int32),
+            mat.indices.astype(np.int32),
+            mat.data.astype(np.float64),
+        )
 
     # ------------------------------------------------------------------ duals and pricing
     def _duals(self, y: np.ndarray) -> Duals:
@@ -151,8 +181,13 @@ class ColumnGeneration:
             out[rs.keys] = y[off : off + rs.n]
             return out
 
-        return Duals(dense("capacity", inst.n_pools), dense("quota", len(inst.tenant_ids)), dense("bandwidth", len(inst.link_gbps)),
-                     dense("storage", len(inst.cluster_ids)), y[self.assign_off : self.assign_off + inst.n_jobs])
+        return Duals(
+            dense("capacity", inst.n_pools),
+            dense("quota", len(inst.tenant_ids)),
+            dense("bandwidth", len(inst.link_gbps)),
+            dense("storage", len(inst.cluster_ids)),
+            y[self.assign_off : self.assign_off + inst.n_jobs],
+        )
 
     def _price(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
         """(best value - y.A per job, excluding assignment duals; single rc; split candidates)."""
@@ -197,7 +232,8 @@ class ColumnGeneration:
         self.columns = _Columns(inst, self.rows)
         self.h = self._lp_start()
         # initial columns: running placements, then each job's best few single placements
-        run_cols, run_val, run_mat = self.columns.prepare(running_columns(inst))
+        running = running_columns(inst)
+        run_cols, run_val, run_mat = self.columns.prepare(running.subset(valid_placements(running)))
         self.running_cols, self.running_val, self.running_mat = run_cols, run_val, run_mat
         self._push(run_cols, run_val, run_mat)
         self.pinned_in_lp = {int(j) for j in run_cols.job[inst.pinned[run_cols.job]]}
@@ -221,8 +257,17 @@ class ColumnGeneration:
         res = None
         if remaining > 0.5:
             backend = CpSatBackend() if self.mip_backend == "cpsat" else HighsBackend()
-            res = backend.solve_mip(mp, SolveOptions(time_limit=remaining * 0.85, mip_gap=self.opts.mip_gap, threads=self.opts.threads,
-                                                     seed=self.opts.seed, hint=hint, should_stop=self.opts.should_stop))
+            res = backend.solve_mip(
+                mp,
+                SolveOptions(
+                    time_limit=remaining * 0.85,
+                    mip_gap=self.opts.mip_gap,
+                    threads=self.opts.threads,
+                    seed=self.opts.seed,
+                    hint=hint,
+                    should_stop=self.opts.should_stop,
+                ),
+            )
             if res.x is not None and mp.is_feasible(res.x):
                 self._offer(res.x, "mip")
         mp = self.columns.master()
@@ -232,9 +277,15 @@ class ColumnGeneration:
         obj = mp.objective_of(x)
         self.progress.round("final", self.lp_obj, self._bound(), obj, mp.n_cols)
         bound = max(self.bound, obj) if np.isfinite(self.bound) else None
-        stats = {"rounds": self.rounds, "columns": mp.n_cols, "rows": mp.n_rows, "singles_candidates": int(self.singles.size),
-                 "lp_objective": self.lp_obj, "mip_status": None if res is None else res.status,
-                 "mip_bound_restricted": None if res is None else res.bound}
+        stats = {
+            "rounds": self.rounds,
+            "columns": mp.n_cols,
+            "rows": mp.n_rows,
+            "singles_candidates": int(self.singles.size),
+            "lp_objective": self.lp_obj,
+            "mip_status": None if res is None else res.status,
+            "mip_bound_restricted": None if res is None else res.bound,
+        }
         gap = None if bound is None else abs(bound - obj) / max(1.0, abs(obj))
         status = "optimal" if gap is not None and gap <= max(self.opts.mip_gap, 1e-9) else "feasible"
         return ColGenResult(mp, x, obj, bound, status, stats)
@@ -258,16 +309,24 @@ class ColumnGeneration:
     def _solve_lp(self, until: float) -> bool:
         self.h.setOptionValue("time_limit", max(0.05, until - time.perf_counter()))
         run_guarded(self.h, max(0.05, until - time.perf_counter()), self.opts.should_stop)
-        return self.h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+        return self._lp_ok()
+
+    def _lp_ok(self) -> bool:
+        return self.h.getModelStatus() in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kModelEmpty)
+
+    def _lp_state(self) -> tuple[float, np.ndarray]:
+        """Objective and row duals; an empty master (no column yet) has zero duals."""
+        if self.columns.n == 0:
+            return snapshot_constant(self.inst), np.zeros(self.rows.n)
+        return float(self.h.getInfo().objective_function_value), np.asarray(self.h.getSolution().row_dual)
 
     def _cg_loop(self, until: float, record_bound: bool, max_rounds: int = 10_000) -> bool:
         """Price and re-solve until no column improves (or time); False if the LP is infeasible."""
         alpha = 0.5 if record_bound else 0.0
         for _ in range(max_rounds):
             if time.perf_counter() >= until or not self._solve_lp(until):
-                return self.h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-            lp_obj = float(self.h.getInfo().objective_function_value)
-            y_rmp = np.asarray(self.h.getSolution().row_dual)
+                return self._lp_ok()
+            lp_obj, y_rmp = self._lp_state()
             y_price = y_rmp if self.y_center is None or not record_bound else alpha * self.y_center + (1 - alpha) * y_rmp
             found = self._round(y_price, y_rmp, self.pinned_in_lp)
             if record_bound and found["bound"] < self.bound:
@@ -354,13 +413,21 @@ class ColumnGeneration:
         cols = self.singles.subset(pick)
         mat = self.singles_AT[pick].T.tocsc()
         self.columns.add(cols, self.singles_value[pick], mat)
-        self.h.addCols(len(pick), self.singles_value[pick].astype(np.float64), np.zeros(len(pick)), np.ones(len(pick)), int(mat.nnz),
-                       mat.indptr[:-1].astype(np.int32), mat.indices.astype(np.int32), mat.data.astype(np.float64))
+        self.h.addCols(
+            len(pick),
+            self.singles_value[pick].astype(np.float64),
+            np.zeros(len(pick)),
+            np.ones(len(pick)),
+            int(mat.nnz),
+            mat.indptr[:-1].astype(np.int32),
+            mat.indices.astype(np.int32),
+            mat.data.astype(np.float64),
+        )
         return len(pick)
 
     def _round(self, y_price: np.ndarray, y_rmp: np.ndarray, pinned_in_lp: set[int]) -> dict:
         inst = self.inst
-        best, red, cands = self._price(y_price)
+        best, _, cands = self._price(y_price)
         # running placements are not among the single candidates: price them here;
         # a pinned job has that one option and must take it
         running_rc: dict[int, float] = {}

@@ -61,8 +61,15 @@ class SplitPrice:
     candidates: list[tuple[int, int, int, list[int], list[int]]]  # (job, type, total, clusters, counts)
 
 
-def price_split_job(inst: Instance, d: Duals, j: int, value_per_card: np.ndarray, eff_best: tuple[float, float],
-                    fixed_value: float, w_egress: float) -> SplitPrice:
+def price_split_job(
+    inst: Instance,
+    d: Duals,
+    j: int,
+    value_per_card: np.ndarray,
+    eff_best: tuple[float, float],
+    fixed_value: float,
+    w_egress: float,
+) -> SplitPrice:
     """Bound and candidate columns for job j's placements of 2..max_parts parts.
 
     ``value_per_card[t]`` is the weighted value per card at efficiency 1 on type t;
@@ -108,5 +115,7 @@ def price_split_job(inst: Instance, d: Duals, j: int, value_per_card: np.ndarray
                     if caps[big].sum() >= units:
                         sub_used, sub_take, _ = fill(costs[big], caps[big], units)
                         if len(sub_used) >= 2:
-                            out.append((j, int(t), total, inst.pool_cluster[group[big[sub_used]]].tolist(), (sub_take * g).tolist()))
+                            out.append(
+                                (j, int(t), total, inst.pool_cluster[group[big[sub_used]]].tolist(), (sub_take * g).tolist())
+                            )
     return SplitPrice(best, out)

@@ -120,7 +120,7 @@ class Instance:
 
     @cached_property
     def pinned(self) -> np.ndarray:
-        return np.array([r is not None and not p for r, p in zip(self.running, self.job_preemptible, strict=True)])
+        return np.array([r is not None and not p for r, p in zip(self.running, self.job_preemptible, strict=True)], dtype=bool)
 
 
 def _allowed_totals(cards) -> np.ndarray:

@@ -1,0 +1,120 @@
+"""Benchmarks side by side (``fedopt bench``): each method and seed in a fresh process.
+
+Wall time and peak memory are those of the whole ``fedopt solve`` process (load included);
+the verdict is the independent checker's on the written plan.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class BenchRow:
+    preset: str
+    seed: int
+    method: str
+    objective: float | None
+    bound: float | None
+    gap: float | None
+    seconds: float
+    peak_mib: float
+    verdict: str
+    status: str
+
+
+def _run(cmd: list[str]) -> tuple[int, float, float, str]:
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    err = proc.stderr.read() if proc.stderr else ""
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, time.perf_counter() - t, usage.ru_maxrss / 1024.0, err
+
+
+def run_bench(
+    preset: str,
+    seeds: list[int],
+    methods: list[str],
+    time_limit: float,
+    workdir: Path | None = None,
+    extra: list[str] | None = None,
+) -> list[BenchRow]:
+    from fedopt.check import check_plan
+    from fedopt.generate import generate
+    from fedopt.instance import load_instance
+    from fedopt.instance.io import parse_document, read_bytes
+    from fedopt.instance.schema import PlanDoc
+
+    work = Path(workdir or tempfile.mkdtemp(prefix="fedopt-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for seed in seeds:
+        inst_path = work / f"{preset}-{seed}.json"
+        if not inst_path.exists():
+            inst_path.write_text(json.dumps(generate(preset, seed=seed)))
+        inst = load_instance(inst_path)
+        for method in methods:
+            plan_path = work / f"{preset}-{seed}.{method}.plan.json"
+            cmd = [
+                sys.executable,
+                "-m",
+                "fedopt",
+                "solve",
+                str(inst_path),
+                "-o",
+                str(plan_path),
+                "--method",
+                method,
+                "--time-limit",
+                str(time_limit),
+                "--seed",
+                str(seed),
+                "-q",
+                *(extra or []),
+            ]
+            code, secs, peak, err = _run(cmd)
+            if code != 0 or not plan_path.exists():
+                rows.append(
+                    BenchRow(preset, seed, method, None, None, None, secs, peak, f"exit {code}: {err.strip()[-80:]}", "error")
+                )
+                continue
+            plan = parse_document(read_bytes(plan_path), PlanDoc, str(plan_path))
+            verdict = check_plan(inst, plan)
+            rows.append(
+                BenchRow(
+                    preset,
+                    seed,
+                    method,
+                    plan.objective,
+                    plan.bound,
+                    plan.gap,
+                    secs,
+                    peak,
+                    "ok" if verdict.ok else f"{len(verdict.violations)} violations",
+                    plan.status,
+                )
+            )
+            plan_path.unlink()
+    return rows
+
+
+def format_table(rows: list[BenchRow]) -> str:
+    head = f"{'preset':<7}{'seed':>5}  {'method':<8}{'objective':>12}{'bound':>12}{'gap':>9}"
+    head += f"{'time s':>9}{'peak MiB':>10}  {'status':<9}check"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        f = lambda v: "-" if v is None else f"{v:.6g}"  # noqa: E731
+        gap = "-" if r.gap is None else f"{r.gap:.3%}"
+        lines.append(
+            f"{r.preset:<7}{r.seed:>5}  {r.method:<8}{f(r.objective):>12}{f(r.bound):>12}{gap:>9}{r.seconds:>9.1f}"
+            f"{r.peak_mib:>10.0f}  {r.status:<9}{r.verdict}"
+        )
+    return "\n".join(lines)
