@@ -110,12 +110,14 @@ class Result:
         return {k: int(v) for k, v in frame["status"].value_counts().items()}
 
     def cards_by_type(self) -> dict[str, tuple[int, int]]:
-        """card type -> (cards used, cards in the fleet)."""
+        """card type -> (cards used now, cards in the fleet); in a horizon plan, by jobs starting at slot 0."""
         inst = self.inst
         out = {t: [0, 0] for t in inst.card_ids}
         for t, n in zip(inst.pool_type, inst.pool_cards, strict=True):
             out[inst.card_ids[t]][1] += int(n)
-        for parts in self.placements.values():
+        for j, parts in self.placements.items():
+            if self.start_slots.get(j, 0) != 0:
+                continue
             for _, t, n in parts:
                 out[inst.card_ids[t]][0] += n
         return {k: (v[0], v[1]) for k, v in out.items() if v[1]}

@@ -63,7 +63,9 @@ def solve(
     if inst.horizon is not None:
         from fedopt.horizon.solve import solve_horizon
 
-        return solve_horizon(inst, time_limit=time_limit, seed=seed, preset=preset, quiet=quiet, should_stop=should_stop)
+        return solve_horizon(
+            inst, time_limit=time_limit, seed=seed, preset=preset, backend=backend, quiet=quiet, should_stop=should_stop
+        )
     cfg = load_preset(preset or "default")
     limit = time_limit if time_limit is not None else cfg.time_limit
     deadline = t_start + limit
