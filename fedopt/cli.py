@@ -236,6 +236,7 @@ FEATURE_COMMANDS = [
     "fedopt.k8s.cli:add_import_k8s",
     "fedopt.export.cli:add_export",
     "fedopt.report.cli:add_report",
+    "fedopt.simulate.cli:add_simulate",
 ]
 
 
