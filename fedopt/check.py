@@ -19,7 +19,7 @@ TOL = 1e-6
 
 @dataclass(frozen=True)
 class Violation:
-    rule: int  # 1-9 as in the spec; 0 = malformed plan; 10 = horizon timing; 11 = objective
+    rule: int  # 1-9 as in the spec; 0 = malformed plan; 10 = horizon timing; 11 = objective; 12 = max_moves
     message: str
 
     def __str__(self) -> str:
@@ -313,6 +313,11 @@ def check_plan(inst: Instance, plan: PlanDoc, *, check_objective: bool = True) -
             migration += pen
             if inst.pinned[j]:
                 out.append(Violation(9, f"{inst.job_ids[j]} (pinned) moved"))
+    max_moves = inst.doc.settings.max_moves
+    if max_moves is not None:
+        moved = sum(1 for j, r in enumerate(inst.running) if r is not None and (j not in placed or not _same_parts(placed[j], r)))
+        if moved > max_moves:
+            out.append(Violation(12, f"{moved} running jobs moved or stopped > max_moves {max_moves}"))
     terms = {"migration": w.migration * migration, "preemption": w.preemption * preemption}
     if hz is None:
         thr = sum(inst.job_priority[j] * pl.speed for j, pl in placed.items())

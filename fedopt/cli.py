@@ -227,8 +227,37 @@ def add_bench(sub) -> None:
     p.set_defaults(func=cmd_bench)
 
 
+# ---------------------------------------------------------------------- replan
+def cmd_replan(args: argparse.Namespace) -> int:
+    from fedopt.replan import run_cron
+
+    return run_cron(args)
+
+
+def add_replan(sub) -> None:
+    p = sub.add_parser(
+        "replan",
+        help="re-plan the fleet from its current state (cron-safe); writes the plan and the diff",
+        description="Re-plan from a state (a v1 instance whose running jobs carry their parts), warm-started from the "
+        "previous plan. Writes the plan and a diff (start/keep/migrate/preempt/pending, with reasons) atomically. "
+        "Exit: 0 ok, 2 bad input, 3 infeasible, 4 another run holds the lock, 130 interrupted.",
+    )
+    p.add_argument("--state", required=True, help="state.json: the fleet now (model v1)")
+    p.add_argument("--previous", default=None, help="previous plan to start from (default: the output file, if present)")
+    p.add_argument("-o", "--output", required=True, help="plan.json to write (atomically)")
+    p.add_argument("--diff", default=None, help="diff file (default: OUTPUT with .diff.json)")
+    p.add_argument("--max-moves", type=int, default=None, help="at most N running jobs migrated or preempted")
+    p.add_argument("--method", default="auto", help="auto | exact | colgen | greedy | pop")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds (default: the preset's)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--lock", default=None, help="lock file (default: OUTPUT.lock)")
+    p.add_argument("--log", default=None, help="append one JSON line per run here (default: stderr)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary on stdout")
+    p.set_defaults(func=cmd_replan)
+
+
 # ---------------------------------------------------------------------- main
-COMMANDS = [add_solve, add_check, add_schema, add_info, add_generate, add_bench]
+COMMANDS = [add_solve, add_check, add_schema, add_info, add_generate, add_bench, add_replan]
 
 # Commands that live beside the feature they drive: "module:function" adding a subparser.
 FEATURE_COMMANDS = [

@@ -34,7 +34,20 @@ def pinned_conflicts(inst: Instance) -> list[str]:
     return out
 
 
+def moves_conflicts(inst: Instance) -> list[str]:
+    """With ``settings.max_moves``: running jobs that cannot stay put, if more than allowed."""
+    n = inst.doc.settings.max_moves
+    if n is None:
+        return []
+    cols = running_columns(inst)
+    stuck = cols.job[~(valid_placements(cols) & admissible(cols))] if cols.size else []
+    if len(stuck) <= n:
+        return []
+    names = ", ".join(inst.job_ids[j] for j in stuck[:20])
+    return [f"max_moves {n}: {len(stuck)} running jobs cannot keep their placements ({names})"]
+
+
 def raise_if_pinned_infeasible(inst: Instance) -> None:
-    conflicts = pinned_conflicts(inst)
+    conflicts = pinned_conflicts(inst) + moves_conflicts(inst)
     if conflicts:
         raise InfeasibleError(conflicts)

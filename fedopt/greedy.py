@@ -20,7 +20,8 @@ def greedy_x(mp: MasterProblem, order: np.ndarray | None = None, start: np.ndarr
     if order is None:
         score = mp.c / np.maximum(cols.total, 1)
         pinned = cols.inst.pinned[cols.job]
-        order = np.lexsort((-score, ~pinned))
+        keep_first = cols.is_running if cols.inst.doc.settings.max_moves is not None else np.zeros(cols.size, dtype=bool)
+        order = np.lexsort((-score, ~keep_first, ~pinned))
     A = mp.A.tocsc()
     hi = mp.hi + 1e-9
     taken = np.zeros(cols.inst.n_jobs, dtype=bool)

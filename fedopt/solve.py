@@ -48,10 +48,11 @@ def solve(
     quiet: bool = True,
     progress: Progress | None = None,
     should_stop=None,
+    previous=None,
 ) -> Result:
     """Solve a snapshot instance; the plan is checked before it is returned.
 
-    ``method``: auto | exact | colgen | greedy | pop. ``preset`` names a file in ``solvers/``
+    ``method``: auto | exact | colgen | greedy | pop. ``previous`` (a PlanDoc) warm-starts the solve. ``preset`` names a file in ``solvers/``
     whose values the other arguments override. ``quiet=False`` shows progress on a terminal.
     """
     t_start = time.perf_counter()
@@ -80,14 +81,19 @@ def solve(
     progress = progress or Progress.auto(quiet)
     raise_if_pinned_infeasible(inst)
     chosen = choose_method(inst, cfg.split_budget) if method == "auto" else method
+    warm = None
+    if previous is not None:
+        from fedopt.methods.warm import previous_columns
+
+        warm = previous_columns(inst, previous)
     if chosen == "exact":
         from fedopt.methods.exact import solve_exact
 
-        out: Outcome = solve_exact(inst, opts, backend, cfg.split_budget, deadline)
+        out: Outcome = solve_exact(inst, opts, backend, cfg.split_budget, deadline, warm=warm)
     elif chosen == "colgen":
         from fedopt.methods.colgen import solve_colgen
 
-        out = solve_colgen(inst, opts, backend, deadline, progress)
+        out = solve_colgen(inst, opts, backend, deadline, progress, warm=warm)
     elif chosen == "greedy":
         from fedopt.methods.greedy_k8s import solve_greedy
 

@@ -1,6 +1,6 @@
 """The registry of constraint families, in the order their rows enter the master."""
 
-from fedopt.constraints import affinity, assignment, bandwidth, capacity, quota, storage
+from fedopt.constraints import affinity, assignment, bandwidth, capacity, moves, quota, storage
 
 FAMILIES = {
     "assignment": assignment,
@@ -9,4 +9,5 @@ FAMILIES = {
     "bandwidth": bandwidth,
     "storage": storage,
     "affinity": affinity,
+    "moves": moves,
 }

@@ -114,8 +114,10 @@ class ColumnGeneration:
         dive_share: float = 0.3,
         lp_tol: float = 1e-4,
         mip_backend: str = "highs",
+        warm: ColumnPool | None = None,
     ):
         self.dive_share = dive_share
+        self.warm = warm
         self.mip_backend = mip_backend
         self.inst = inst
         self.opts = opts
@@ -192,7 +194,7 @@ class ColumnGeneration:
     def _price(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
         """(best value - y.A per job, excluding assignment duals; single rc; split candidates)."""
         inst = self.inst
-        y_na = np.where(self.nonassign, y, 0.0)
+        y_na = self._valid(y)
         best = np.full(inst.n_jobs, -np.inf)
         red = self.singles_value - self.singles_AT @ y_na
         np.maximum.at(best, self.singles.job, red)
@@ -212,11 +214,18 @@ class ColumnGeneration:
             cands.extend(sp_.candidates)
         return best, red, cands
 
+    def _valid(self, y: np.ndarray) -> np.ndarray:
+        """Multipliers of the sign each row allows (<= rows: y >= 0, >= rows: y <= 0); 0 on assignment rows."""
+        lo, hi = self.rows.lo, self.rows.hi
+        y = np.where(np.isfinite(hi) & ~np.isfinite(lo), np.maximum(y, 0.0), y)
+        y = np.where(np.isfinite(lo) & ~np.isfinite(hi), np.minimum(y, 0.0), y)
+        return np.where(self.nonassign, y, 0.0)
+
     def _lagrangian(self, y: np.ndarray, best: np.ndarray, running_rc: dict[int, float]) -> float:
         inst = self.inst
-        hi = self.rows.hi
-        y_na = np.where(self.nonassign, np.maximum(y, 0.0), 0.0)
-        total = snapshot_constant(inst) + float(y_na[self.nonassign] @ hi[self.nonassign])
+        y_na = self._valid(y)
+        rhs = np.where(y_na > 0, self.rows.hi, np.where(y_na < 0, self.rows.lo, 0.0))
+        total = snapshot_constant(inst) + float(np.nansum(y_na * np.where(y_na != 0, rhs, 0.0)))
         h = np.maximum(best, 0.0)
         for j, v in running_rc.items():  # pinned jobs have one option and must take it
             h[j] = v
@@ -243,6 +252,13 @@ class ColumnGeneration:
         self.best_obj = -np.inf
         self.bound, self.y_center, self.lp_obj, self.rounds = np.inf, None, None, 0
         self._offer(greedy_x(self.columns.master()), "greedy")
+        if self.warm is not None and self.warm.size:
+            before = self.columns.n
+            wc, wv, wm = self.columns.prepare(self.warm)
+            self._push(wc, wv, wm)
+            x = np.zeros(self.columns.n)
+            x[before:] = 1.0
+            self._offer(x, "warm")
         # 1. the root LP by column generation: the proven bound
         self._cg_loop(t0 + span * self.lp_share, record_bound=True)
         # 2. diving: fix the most decided placements, re-price around them, until integral
@@ -432,7 +448,7 @@ class ColumnGeneration:
         # a pinned job has that one option and must take it
         running_rc: dict[int, float] = {}
         if self.running_cols is not None and self.running_cols.size:
-            y_na = np.where(self.nonassign, y_price, 0.0)
+            y_na = self._valid(y_price)
             rc0 = self.running_val - self.running_mat.T @ y_na
             np.maximum.at(best, self.running_cols.job, rc0)
             for c in np.flatnonzero(inst.pinned[self.running_cols.job]):

@@ -160,6 +160,9 @@ class Settings(_Model):
     migration_hours: NonNegFloat = 0.5
     reference_card: str | None = None
     horizon: Horizon | None = None
+    max_moves: NonNegInt | None = Field(
+        None, description="extension: at most this many running jobs may be migrated or preempted (re-planning)"
+    )
 
 
 class InstanceDoc(_Model):

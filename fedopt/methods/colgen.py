@@ -10,8 +10,8 @@ from fedopt.methods.exact import placements_of
 from fedopt.progress import Progress
 
 
-def solve_colgen(inst: Instance, opts: SolveOptions, backend: str, deadline: float, progress: Progress) -> Outcome:
+def solve_colgen(inst: Instance, opts: SolveOptions, backend: str, deadline: float, progress: Progress, warm=None) -> Outcome:
     mip_backend = "cpsat" if backend == "cpsat" else "highs"
-    cg = ColumnGeneration(inst, opts, progress, mip_backend=mip_backend)
+    cg = ColumnGeneration(inst, opts, progress, mip_backend=mip_backend, warm=warm)
     r = cg.run(deadline)
     return Outcome(placements_of(r.mp, r.x), r.status, r.objective, r.bound, {"backend": {"name": mip_backend}}, r.stats)

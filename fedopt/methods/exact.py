@@ -44,10 +44,19 @@ def build(inst: Instance, split_budget: int = DEFAULT_SPLIT_BUDGET) -> tuple[Mas
     return mp, stats
 
 
-def solve_exact(inst: Instance, opts: SolveOptions, backend: str, split_budget: int, deadline: float) -> Outcome:
+def solve_exact(inst: Instance, opts: SolveOptions, backend: str, split_budget: int, deadline: float, warm=None) -> Outcome:
     mp, stats = build(inst, split_budget)
     t = time.perf_counter()
     hint = greedy_x(mp)
+    if warm is not None:
+        from fedopt.methods.warm import warm_x
+
+        wx = warm_x(mp, warm)
+        if wx is not None:
+            wx = greedy_x(mp, start=wx)
+            stats["warm_objective"] = mp.objective_of(wx)
+            if mp.objective_of(wx) > mp.objective_of(hint):
+                hint = wx
     stats["seconds_greedy"] = time.perf_counter() - t
     stats["greedy_objective"] = mp.objective_of(hint)
     opts.time_limit = max(0.1, (deadline - time.perf_counter()) * 0.92)
@@ -55,7 +64,11 @@ def solve_exact(inst: Instance, opts: SolveOptions, backend: str, split_budget: 
     res = get_backend(backend).solve_mip(mp, opts)
     x = res.x
     if x is None or not mp.is_feasible(x) or mp.objective_of(x) < mp.objective_of(hint) - 1e-9:
-        x = hint  # the greedy plan is feasible by construction
+        x = hint
+    if not mp.is_feasible(x):  # only a >= row (max_moves) can make the greedy plan infeasible
+        from fedopt.errors import InfeasibleError
+
+        raise InfeasibleError([f"no plan found that meets every limit (solver: {res.status}); max_moves may be too small"])
     status = res.status
     if status == "optimal" and not stats["enumeration_complete"]:
         status = "feasible"
