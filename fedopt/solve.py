@@ -52,8 +52,9 @@ def solve(
 ) -> Result:
     """Solve a snapshot instance; the plan is checked before it is returned.
 
-    ``method``: auto | exact | colgen | greedy | pop. ``previous`` (a PlanDoc) warm-starts the solve. ``preset`` names a file in ``solvers/``
-    whose values the other arguments override. ``quiet=False`` shows progress on a terminal.
+    ``method``: auto | exact | colgen | greedy | pop. ``previous`` (a PlanDoc) warm-starts the solve.
+    ``preset`` names a file in ``solvers/`` whose values the other arguments override.
+    ``quiet=False`` shows progress on a terminal.
     """
     t_start = time.perf_counter()
     if method not in METHODS:
