@@ -26,8 +26,30 @@ def cmd_solve(args: argparse.Namespace) -> int:
         get_backend(args.backend)
     except ValueError as exc:
         raise InputError("--backend", str(exc)) from None
-    result = solve(
+    from fedopt.errors import EXIT_INTERRUPTED
+    from fedopt.signals import graceful_stop
+
+    with graceful_stop() as stop:
+        result = _solve_cli(args, solve, stop)
+    text = result.to_json()
+    if args.output:
+        write_atomic(args.output, text + "\n")
+        if not args.quiet:
+            _out(result.summary())
+    else:
+        _out(text)
+        if not args.quiet:
+            _out(result.summary(), to_stderr=True)
+    if stop():
+        _out("fedopt: interrupted: wrote the best plan found so far", to_stderr=True)
+        return EXIT_INTERRUPTED
+    return 0
+
+
+def _solve_cli(args: argparse.Namespace, solve, stop):
+    return solve(
         args.instance,
+        should_stop=stop,
         method=args.method,
         backend=args.backend,
         time_limit=args.time_limit,
@@ -38,16 +60,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
         verbose=args.verbose,
         quiet=args.quiet,
     )
-    text = result.to_json()
-    if args.output:
-        write_atomic(args.output, text + "\n")
-        if not args.quiet:
-            _out(result.summary())
-    else:
-        _out(text)
-        if not args.quiet:
-            _out(result.summary(), to_stderr=True)
-    return 0
 
 
 def add_solve(sub) -> None:

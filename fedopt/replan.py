@@ -141,8 +141,11 @@ def run_cron(args) -> int:
     t0 = time.perf_counter()
     lock = args.lock or f"{args.output}.lock"
     record: dict = {"state": args.state, "output": args.output}
+    from fedopt.errors import EXIT_INTERRUPTED
+    from fedopt.signals import graceful_stop
+
     try:
-        with exclusive_lock(lock):
+        with exclusive_lock(lock), graceful_stop() as stop:
             result, _ = replan(
                 args.state,
                 args.output,
@@ -152,9 +155,11 @@ def run_cron(args) -> int:
                 time_limit=args.time_limit,
                 seed=args.seed,
                 diff_path=args.diff,
+                should_stop=stop,
             )
+        code = EXIT_INTERRUPTED if stop() else 0
         record |= {
-            "exit": 0,
+            "exit": code,
             "status": result.status,
             "objective": result.objective,
             "bound": result.bound,
@@ -165,7 +170,7 @@ def run_cron(args) -> int:
         log_line(args.log, record)
         if not args.quiet:
             print(result.summary())
-        return 0
+        return code
     except FedoptError as exc:
         record |= {"exit": exc.exit_status, "error": str(exc), "seconds": round(time.perf_counter() - t0, 3)}
         log_line(args.log, record)

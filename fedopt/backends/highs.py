@@ -68,25 +68,31 @@ def _new_highs(opts: SolveOptions) -> highspy.Highs:
     return h
 
 
-def run_guarded(h: highspy.Highs, limit: float, should_stop: Callable[[], bool] | None = None) -> None:
+def run_guarded(h: highspy.Highs, limit: float, should_stop: Callable[[], bool] | None = None) -> bool:
     """Run, and interrupt the solve past ``limit`` seconds or when ``should_stop()`` says so.
 
     HiGHS's own time limit is not checked everywhere (presolve, some LP phases), so the solve
-    runs in highspy's solver thread with user interrupts enabled, and this thread watches.
+    runs in highspy's solver thread with user interrupts enabled, and this thread watches. If
+    HiGHS does not stop within a short grace after the interrupt, the solve is abandoned (its
+    daemon thread is left to finish on its own) and False is returned: do not touch ``h`` then.
     """
     h.HandleUserInterrupt = True
     h.HandleKeyboardInterrupt = False
     deadline = time.perf_counter() + limit * (1 + GRACE) + 0.2
     thread = h.startSolve()
-    cancelled = False
+    cancelled_at = None
     while True:
         done, _ = h.wait(0.05)
         if done:
             break
-        if not cancelled and (time.perf_counter() > deadline or (should_stop is not None and should_stop())):
+        now = time.perf_counter()
+        if cancelled_at is None and (now > deadline or (should_stop is not None and should_stop())):
             h.cancelSolve()
-            cancelled = True
+            cancelled_at = now
+        elif cancelled_at is not None and now - cancelled_at > max(1.0, 0.03 * limit):
+            return False
     thread.join()
+    return True
 
 
 class HighsBackend:
@@ -102,7 +108,9 @@ class HighsBackend:
             sol.col_value = list(np.asarray(opts.hint, dtype=float))
             sol.value_valid = True
             h.setSolution(sol)
-        run_guarded(h, opts.time_limit, opts.should_stop)
+        if not run_guarded(h, opts.time_limit, opts.should_stop):
+            info = {"highs_status": "abandoned after interrupt"}
+            return BackendResult("timeout", None, None, None, time.perf_counter() - t0, info)
         status = h.getModelStatus()
         info = h.getInfo()
         seconds = time.perf_counter() - t0
@@ -131,7 +139,8 @@ class HighsBackend:
         t0 = time.perf_counter()
         h = _new_highs(opts)
         h.passModel(_lp(mp, integer=False))
-        run_guarded(h, opts.time_limit, opts.should_stop)
+        if not run_guarded(h, opts.time_limit, opts.should_stop):
+            return BackendResult("timeout", None, None, None, time.perf_counter() - t0)
         status = h.getModelStatus()
         sol = h.getSolution()
         ok = status == highspy.HighsModelStatus.kOptimal

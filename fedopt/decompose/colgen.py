@@ -117,6 +117,7 @@ class ColumnGeneration:
         warm: ColumnPool | None = None,
     ):
         self.dive_share = dive_share
+        self.lp_dead = False
         self.warm = warm
         self.mip_backend = mip_backend
         self.inst = inst
@@ -262,7 +263,7 @@ class ColumnGeneration:
         # 1. the root LP by column generation: the proven bound
         self._cg_loop(t0 + span * self.lp_share, record_bound=True)
         # 2. diving: fix the most decided placements, re-price around them, until integral
-        if self.lp_obj is not None:
+        if self.lp_obj is not None and not self.lp_dead:
             self._dive(t0 + span * (self.lp_share + self.dive_share))
             self._add_near_optimal()
         # 3. the MIP over every generated column, from the best plan so far
@@ -271,7 +272,7 @@ class ColumnGeneration:
         hint[self.best_cols] = 1.0
         remaining = deadline - time.perf_counter()
         res = None
-        if remaining > 0.5:
+        if remaining > 0.5 and not self._stopping():
             backend = CpSatBackend() if self.mip_backend == "cpsat" else HighsBackend()
             res = backend.solve_mip(
                 mp,
@@ -306,6 +307,9 @@ class ColumnGeneration:
         status = "optimal" if gap is not None and gap <= max(self.opts.mip_gap, 1e-9) else "feasible"
         return ColGenResult(mp, x, obj, bound, status, stats)
 
+    def _stopping(self) -> bool:
+        return self.opts.should_stop is not None and self.opts.should_stop()
+
     def _bound(self) -> float | None:
         return float(self.bound) if np.isfinite(self.bound) else None
 
@@ -324,10 +328,14 @@ class ColumnGeneration:
 
     def _solve_lp(self, until: float) -> bool:
         self.h.setOptionValue("time_limit", max(0.05, until - time.perf_counter()))
-        run_guarded(self.h, max(0.05, until - time.perf_counter()), self.opts.should_stop)
+        if self.lp_dead or not run_guarded(self.h, max(0.05, until - time.perf_counter()), self.opts.should_stop):
+            self.lp_dead = True  # HiGHS did not stop when asked: leave it alone
+            return False
         return self._lp_ok()
 
     def _lp_ok(self) -> bool:
+        if self.lp_dead:
+            return False
         return self.h.getModelStatus() in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kModelEmpty)
 
     def _lp_state(self) -> tuple[float, np.ndarray]:
@@ -340,7 +348,7 @@ class ColumnGeneration:
         """Price and re-solve until no column improves (or time); False if the LP is infeasible."""
         alpha = 0.5 if record_bound else 0.0
         for _ in range(max_rounds):
-            if time.perf_counter() >= until or not self._solve_lp(until):
+            if self._stopping() or time.perf_counter() >= until or not self._solve_lp(until):
                 return self._lp_ok()
             lp_obj, y_rmp = self._lp_state()
             y_price = y_rmp if self.y_center is None or not record_bound else alpha * self.y_center + (1 - alpha) * y_rmp
@@ -365,7 +373,7 @@ class ColumnGeneration:
         """Fix placements the LP has decided, then the most-chosen fractional ones, re-pricing."""
         fixed: list[int] = []
         n = self.columns.n
-        while time.perf_counter() < until:
+        while time.perf_counter() < until and not self.lp_dead and not self._stopping():
             x = np.asarray(self.h.getSolution().col_value)
             frac = (x > 1e-6) & (x < 1 - 1e-6)
             if not frac.any():
@@ -382,6 +390,8 @@ class ColumnGeneration:
             self.h.changeColsBounds(len(new), new, np.ones(len(new)), np.ones(len(new)))
             fixed.extend(new.tolist())
             if not self._cg_loop(until, record_bound=False, max_rounds=3):
+                if self.lp_dead or time.perf_counter() >= until:
+                    break
                 # infeasible: release the fractional picks and forbid them
                 self.h.changeColsBounds(len(pick), pick.astype(np.int32), np.zeros(len(pick)), np.zeros(len(pick)))
                 fixed = [c for c in fixed if c not in set(pick.tolist())]
@@ -394,6 +404,8 @@ class ColumnGeneration:
             self._offer(greedy_x(mp, order=order), "dive")
         # release every bound for the MIP (which is built apart) and later use
         m = self.columns.n
+        if self.lp_dead:
+            return
         self.h.changeColsBounds(m, np.arange(m, dtype=np.int32), np.zeros(m), np.ones(m))
         _ = n
 
