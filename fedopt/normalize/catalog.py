@@ -29,6 +29,12 @@ ALIASES = {
     "910B": "Ascend-910B",
     "B200": "B200-SXM-180GB",
     "P100": "P100-16GB",
+    "A100-40GB": "A100-SXM4-40GB",
+    "A100-80GB": "A100-SXM4-80GB",
+    "H100-PCIe": "H100-PCIe-80GB",
+    "H100-NVL": "H100-NVL-94GB",
+    "GH200": "GH200-96GB",
+    "Trillium": "TPU-v6e",
 }
 
 
@@ -78,8 +84,9 @@ def build_catalog(specs_dir: Path = SHARED_SPECS, supplement: Path = MODELS_DIR 
                 ("mem_bw_gbs", "mem_bw_gbs"),
                 ("scaleup_gbs", "interconnect_p2p_gbs"),
                 ("power_w", "tdp_w"),
+                ("fp32_tflops", "fp32_tflops"),
             ):
-                v = _num(row[col])
+                v = _num(row.get(col) or "")
                 if v is not None and card.get(field) is None:
                     card[field] = v
                     card["sources"][field] = f"catalog_supplement.csv ({row['sources']})"

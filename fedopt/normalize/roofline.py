@@ -44,3 +44,42 @@ def profile_rate(
         return 0.0
     ideal_ref = tflop_per_unit / reference.bf16_tflops
     return ideal_ref / unit_time_s(tflop_per_unit, gb_per_unit, comm_gb_per_unit, card)
+
+
+# ---------------------------------------------------------------------- calibrated efficiencies (opt-in)
+def calibrated(card: CardSpec, reference: CardSpec | None = None, params: dict | None = None) -> CardSpec:
+    """``card`` with the efficiency calibrated on measurements (``models/normalize_params.json``),
+    relative to ``reference`` (which then has 1.0, so a compute-bound job on it stays 1.0).
+
+    The card is matched to the catalog by its id (``"H100"``, ``"NVIDIA H100-SXM5-80GB"`` ...);
+    a card measured in the calibration takes its own efficiency, another its architecture's (an
+    H20 takes Hopper's), vendor's, or the common one. Without the file every efficiency is 1.
+    """
+    import dataclasses
+
+    from fedopt.normalize.calibrate import efficiency, load_params
+    from fedopt.normalize.cards import CardResolver
+
+    params = load_params() if params is None else params
+    res = CardResolver()
+
+    def eff(spec: CardSpec) -> float:
+        hit = res.resolve(spec.id)
+        return efficiency(hit.id if hit is not None else spec.id, params)
+
+    rel = eff(card) / (eff(reference) if reference is not None else 1.0)
+    return dataclasses.replace(card, efficiency=rel)
+
+
+def profile_rate_calibrated(
+    tflop_per_unit: float,
+    gb_per_unit: float,
+    comm_gb_per_unit: float,
+    memory_gb: float,
+    card: CardSpec,
+    reference: CardSpec,
+    params: dict | None = None,
+) -> float:
+    """``profile_rate`` with calibrated per-card efficiencies (the reference card's is 1)."""
+    ref = calibrated(reference, reference, params)
+    return profile_rate(tflop_per_unit, gb_per_unit, comm_gb_per_unit, memory_gb, calibrated(card, reference, params), ref)

@@ -1,0 +1,107 @@
+"""Calibrated parameters (``models/normalize_params.json``): the throughput model fitted on all the
+shared measurements (Gavel and MLPerf, see ``fedopt.normalize.data``).
+
+``python -m fedopt normalize --calibrate`` rewrites the file. It holds each measured card's compute
+efficiency (its achieved share of peak relative to the H100 reference of the model), the
+architectures' and vendors' efficiencies, and the common workload shares. Callers opt in:
+
+- ``fedopt.normalize.roofline.calibrated(spec, reference)`` sets a ``CardSpec``'s efficiency for
+  ``profile_rate`` (profile-only prediction);
+- ``normalize --measurements`` uses a card's calibrated deviation from its architecture, halved,
+  as the prior of a card that is not in the user's measurements (``--no-priors`` turns it off);
+  the leave-one-card-out evaluation never uses them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fedopt.normalize.catalog import MODELS_DIR
+from fedopt.normalize.model import RESOURCES, Hyper, ThroughputModel, _sigmoid
+
+PARAMS_PATH = MODELS_DIR / "normalize_params.json"
+PRIOR_SHRINK = 0.5  # share of a card's calibrated deviation from its architecture used as its prior
+
+
+def calibrate(data: pd.DataFrame | None = None, hyper: Hyper | None = None) -> dict:
+    from fedopt.normalize.cards import arch_vendor
+    from fedopt.normalize.data import shared_measurements
+
+    data = shared_measurements() if data is None else data
+    model = ThroughputModel(hyper=hyper).fit(data)
+    fz = model.fitted
+    assert fz is not None
+    keys = [model.card_key(c) for c in data["card_type"]]
+    rows = pd.Series(keys)[data["throughput"].to_numpy() > 0].value_counts().to_dict()
+    cards = {}
+    for key, eta in zip(fz.cards, fz.eta, strict=True):
+        arch, vendor = arch_vendor(model._card(key), key)
+        cards[key] = {
+            "efficiency": round(float(np.exp(eta)), 4),
+            "architecture": arch,
+            "vendor": vendor,
+            "log_offset_from_architecture": round(float(eta - fz.eta_arch.get(arch, fz.mu)), 4),
+            "measurements": int(rows.get(key, 0)),
+        }
+    return {
+        "about": "fedopt.normalize.calibrate: the throughput model fitted on the shared measurements "
+        "(Gavel physical throughputs, stanford-futuredata/gavel @ c4fa400; MLPerf Training v3.1-v4.1 "
+        "closed division at 8 accelerators, mlcommons/training_results_*). Efficiencies are achieved "
+        "shares of peak compute relative to the model's H100-SXM reference (1.0 = as efficient as it).",
+        "hyper": dataclasses.asdict(model.hyper),
+        "common": {
+            "efficiency": round(float(np.exp(fz.mu)), 4),
+            "shares": {r: round(v, 4) for r, v in zip(RESOURCES, model.shares("").values(), strict=False)},
+            "tensor_fraction": round(float(_sigmoid(np.array(fz.phi0))), 4),
+            "overhead_log_k": round(fz.k0, 4),
+            "overhead_gamma": round(fz.gamma, 4),
+        },
+        "architectures": {a: round(float(np.exp(v)), 4) for a, v in sorted(fz.eta_arch.items())},
+        "vendors": {v: round(float(np.exp(e)), 4) for v, e in sorted(fz.eta_vendor.items())},
+        "cards": dict(sorted(cards.items())),
+    }
+
+
+def write_params(path: Path = PARAMS_PATH) -> dict:
+    from fedopt.atomic import write_atomic
+
+    params = calibrate()
+    write_atomic(path, json.dumps(params, indent=1) + "\n")
+    return params
+
+
+def load_params(path: Path = PARAMS_PATH) -> dict:
+    """The calibrated parameters, or {} when the file is missing."""
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        return {}
+
+
+def card_priors(params: dict | None = None, shrink: float = PRIOR_SHRINK) -> dict[str, float]:
+    """card id -> log efficiency offset from its architecture, shrunk: priors for cards not measured."""
+    params = load_params() if params is None else params
+    return {k: shrink * v["log_offset_from_architecture"] for k, v in params.get("cards", {}).items()}
+
+
+def efficiency(card_id: str, params: dict | None = None) -> float:
+    """Calibrated efficiency of a catalog card id: its own, else its architecture's, vendor's, common."""
+    from fedopt.normalize.cards import arch_vendor
+
+    params = load_params() if params is None else params
+    if not params:
+        return 1.0
+    if card_id in params["cards"]:
+        return float(params["cards"][card_id]["efficiency"])
+    from fedopt.normalize.cards import CardResolver
+
+    card = CardResolver().resolve(card_id)
+    arch, vendor = arch_vendor(card, card_id)
+    if arch in params["architectures"]:
+        return float(params["architectures"][arch])
+    return float(params["vendors"].get(vendor, params["common"]["efficiency"]))

@@ -1,0 +1,376 @@
+"""Card specs for the normalization model, and names as people write them matched to the catalog.
+
+``CardResolver.resolve("NVIDIA H100-SXM5-80GB")`` finds the catalog's ``H100-SXM-80GB``; Gavel's
+``k80``, MLPerf's ``Intel(R) Gaudi(R) 2 AI Accelerator``, Alibaba's ``V100M32`` and ``A100-80GB``
+resolve too. Cards given by the user (``--cards cards.json``, the instance ``CardType`` form) win
+over the catalog. A name that matches nothing resolves to ``None``; the model still predicts for
+it (see ``fedopt.normalize.model``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from fedopt.errors import InputError
+from fedopt.normalize.catalog import load_catalog
+
+# Vector (non-tensor) FP32 peak is this share of the dense BF16 peak when a card gives none:
+# about the geometric mean of the catalog's tensor-core cards that give both (H100 1/15,
+# A100 1/16, B200 1/30, MI300X 1/8, T4 1/8, L40S 1/4, H20 1/3.4 ...).
+FP32_SHARE_DEFAULT = 1 / 8.0
+DEFAULT_SCALEUP_GBS = 32.0  # PCIe Gen3 x16 both directions, when a card gives none
+
+
+@dataclass(frozen=True)
+class Card:
+    """What the model knows of a card type (figures per card)."""
+
+    id: str
+    bf16_tflops: float
+    mem_bw_gbs: float
+    memory_gb: float | None = None
+    scaleup_gbs: float | None = None
+    fp32_tflops: float | None = None
+    power_w: float | None = None
+    vendor: str = ""
+    stack: str = ""
+
+    @property
+    def fp32(self) -> float:
+        return self.fp32_tflops or self.bf16_tflops * FP32_SHARE_DEFAULT
+
+    @property
+    def scaleup(self) -> float:
+        return self.scaleup_gbs or DEFAULT_SCALEUP_GBS
+
+    @staticmethod
+    def from_entry(entry: Mapping, id: str | None = None) -> Card:
+        return Card(
+            id=id or str(entry["id"]),
+            bf16_tflops=float(entry["bf16_tflops"]),
+            mem_bw_gbs=float(entry["mem_bw_gbs"]),
+            memory_gb=_opt(entry.get("memory_gb")),
+            scaleup_gbs=_opt(entry.get("scaleup_gbs")),
+            fp32_tflops=_opt(entry.get("fp32_tflops")),
+            power_w=_opt(entry.get("power_w")),
+            vendor=str(entry.get("vendor") or ""),
+            stack=str(entry.get("stack") or ""),
+        )
+
+
+def _opt(x) -> float | None:
+    return None if x is None else float(x)
+
+
+# ---------------------------------------------------------------------- names
+_NOISE = (
+    "nvidia",
+    "amd",
+    "intel",
+    "huawei",
+    "google",
+    "habana",
+    "tesla",
+    "geforce",
+    "radeon",
+    "instinct",
+    "tensor",
+    "core",
+    "gpu",
+    "ai",
+    "accelerator",
+    "blackwell",
+    "hopper",
+    "ampere",
+    "ascend",
+    "cloud",
+    "hbm3",
+    "hbm3e",
+    "hbm2",
+    "hbm2e",
+)
+
+# Family patterns, tried in order on the cleaned name (spaces between words, lower case).
+_FAMILIES = [
+    ("gh200", r"gh ?200"),
+    ("gb200", r"gb ?200"),
+    ("gb300", r"gb ?300"),
+    ("b300", r"\bb ?300\b"),
+    ("b200", r"\bb ?200\b"),
+    ("b100", r"\bb ?100\b"),
+    ("h200", r"\bh ?200\b"),
+    ("h100", r"\bh ?100\b"),
+    ("h800", r"\bh ?800\b"),
+    ("h20", r"\bh ?20\b"),
+    ("a100", r"\ba ?100\b"),
+    ("a800", r"\ba ?800\b"),
+    ("a10g", r"\ba ?10 ?g\b"),
+    ("a6000", r"\b(rtx )?a ?6000\b"),
+    ("a5000", r"\b(rtx )?a ?5000\b"),
+    ("a30", r"\ba ?30\b"),
+    ("a40", r"\ba ?40\b"),
+    ("a10", r"\ba ?10\b"),
+    ("l40s", r"\bl ?40 ?s\b"),
+    ("l40", r"\bl ?40\b"),
+    ("l20", r"\bl ?20\b"),
+    ("l4", r"\bl ?4\b"),
+    ("t4", r"\bt ?4\b"),
+    ("v100", r"\bv ?100"),
+    ("p100", r"\bp ?100\b"),
+    ("p40", r"\bp ?40\b"),
+    ("k80", r"\bk ?80\b"),
+    ("rtx4090", r"\b(rtx )?4090\b"),
+    ("rx7900xtx", r"\b(rx )?7900 ?xtx\b"),
+    ("mi325x", r"\bmi ?325 ?x\b"),
+    ("mi300x", r"\bmi ?300 ?x?\b"),
+    ("mi250x", r"\bmi ?250 ?x\b"),
+    ("mi250", r"\bmi ?250\b"),
+    ("mi210", r"\bmi ?210\b"),
+    ("mi100", r"\bmi ?100\b"),
+    ("gaudi3", r"\bgaudi ?3\b|\bhl ?325"),
+    ("gaudi2", r"\bgaudi ?2\b|\bhl ?225"),
+    ("910c", r"\b910 ?c\b"),
+    ("910b", r"\b910 ?b\d?\b"),
+    ("910", r"\b910\b"),
+    ("tpuv6e", r"\btpu ?v ?6 ?e\b|\btrillium\b|\btpu ?v6\b"),
+    ("tpuv5p", r"\btpu ?v ?5 ?p\b"),
+    ("tpuv5e", r"\btpu ?v ?5 ?e\b|\btpu ?v ?5 ?lite"),
+    ("tpuv4", r"\btpu ?v ?4\b"),
+]
+_FAMILY_RE = [(fam, re.compile(pat)) for fam, pat in _FAMILIES]
+_FORMS = {"nvl": r"\bnvl\b", "sxm": r"\bsxm|\boam\b", "pcie": r"\bpcie\b|\bpci e\b|\bpci\b"}
+
+
+# Architecture (one software/compiler generation) of each family: cards of one architecture share
+# their achieved share of peak in the model's prior.
+ARCH = {
+    "k80": "nvidia-kepler",
+    "p100": "nvidia-pascal",
+    "p40": "nvidia-pascal",
+    "v100": "nvidia-volta",
+    "t4": "nvidia-turing",
+    "a100": "nvidia-ampere",
+    "a800": "nvidia-ampere",
+    "a30": "nvidia-ampere",
+    "a10": "nvidia-ampere",
+    "a10g": "nvidia-ampere",
+    "a40": "nvidia-ampere",
+    "a6000": "nvidia-ampere",
+    "a5000": "nvidia-ampere",
+    "l4": "nvidia-ada",
+    "l20": "nvidia-ada",
+    "l40": "nvidia-ada",
+    "l40s": "nvidia-ada",
+    "rtx4090": "nvidia-ada",
+    "h100": "nvidia-hopper",
+    "h800": "nvidia-hopper",
+    "h200": "nvidia-hopper",
+    "h20": "nvidia-hopper",
+    "gh200": "nvidia-hopper",
+    "b100": "nvidia-blackwell",
+    "b200": "nvidia-blackwell",
+    "gb200": "nvidia-blackwell",
+    "b300": "nvidia-blackwell",
+    "gb300": "nvidia-blackwell",
+    "mi100": "amd-cdna1",
+    "mi210": "amd-cdna2",
+    "mi250": "amd-cdna2",
+    "mi250x": "amd-cdna2",
+    "mi300x": "amd-cdna3",
+    "mi325x": "amd-cdna3",
+    "rx7900xtx": "amd-rdna3",
+    "gaudi2": "intel-gaudi",
+    "gaudi3": "intel-gaudi",
+    "910": "huawei-davinci",
+    "910b": "huawei-davinci",
+    "910c": "huawei-davinci",
+    "tpuv4": "google-tpu",
+    "tpuv5e": "google-tpu",
+    "tpuv5p": "google-tpu",
+    "tpuv6e": "google-tpu",
+}
+
+
+def arch_vendor(card: Card | None, key: str = "") -> tuple[str, str]:
+    """(architecture, vendor) of a card; a card of no known family is its own architecture."""
+    if card is None:
+        return "?" + key, "?"
+    fam = family(card.id)
+    arch = ARCH.get(fam or "", "")
+    vendor = card.vendor or (arch.split("-")[0] if arch else "")
+    return arch or f"{vendor or '?'}-{card.id}", vendor or "?"
+
+
+def clean_name(name: str) -> str:
+    """Lower case, punctuation to spaces, vendor words dropped: ``"NVIDIA H100-SXM5-80GB"`` -> ``"h100 sxm5 80gb"``."""
+    s = name.lower()
+    s = re.sub(r"\((r|tm)\)|[®™]", " ", s)
+    s = re.sub(r"[^a-z0-9.]+", " ", s)
+    s = re.sub(r"(?<=[a-z])\.|\.(?=[a-z ]|$)", " ", s)
+    s = re.sub(r"\b(nvidia|tesla|amd|instinct|radeon|intel|huawei|ascend|google)(?=[a-z]{0,3}\d)", " ", s)  # "ascend910c"
+    # split letters from digits inside a word only where it helps: "v100m32" -> "v100 m32"
+    s = re.sub(r"(\d)(m)(16|32|40|80)\b", r"\1 \2\3", s)
+    words = [w for w in s.split() if w not in _NOISE]
+    return " ".join(words)
+
+
+def _compact(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def family(name: str) -> str | None:
+    s = clean_name(name)
+    for fam, rx in _FAMILY_RE:
+        if rx.search(s):
+            return fam
+    return None
+
+
+def _memory(name: str) -> float | None:
+    s = clean_name(name)
+    m = re.search(r"\b(\d{2,3}) ?g(b|ib)?\b", s) or re.search(r"\bm(16|32|40|80)\b", s)
+    return float(m.group(1)) if m else None
+
+
+def _form(name: str) -> str | None:
+    s = clean_name(name)
+    for form, pat in _FORMS.items():
+        if re.search(pat, s):
+            return form
+    return None
+
+
+class CardResolver:
+    """Names -> ``Card``: the user's cards first (exact, then by family), then the catalog."""
+
+    def __init__(self, catalog: Mapping[str, Mapping] | None = None, extra: Iterable[Card] = ()):
+        cat = load_catalog() if catalog is None else dict(catalog)
+        self.catalog: dict[str, Card] = {}
+        self._aliases: dict[str, str] = {}
+        for key, entry in cat.items():
+            if not entry.get("complete", True):
+                continue
+            self.catalog.setdefault(entry["id"], Card.from_entry(entry))
+            self._aliases[_compact(key)] = entry["id"]
+        for cid in self.catalog:
+            self._aliases[_compact(cid)] = cid
+        self.extra: dict[str, Card] = {c.id: c for c in extra}
+        self._cache: dict[str, Card | None] = {}
+
+    def resolve(self, name: str) -> Card | None:
+        key = str(name)
+        if key not in self._cache:
+            self._cache[key] = self._resolve(key)
+        return self._cache[key]
+
+    def _resolve(self, name: str) -> Card | None:
+        comp = _compact(name)
+        if not comp:
+            return None
+        for cid, card in self.extra.items():
+            if _compact(cid) == comp:
+                return card
+        fam = family(name)
+        if self.extra and fam is not None:
+            form = _form(name)
+            # a user's card of the same family, unless the name asks for another form (PCIe vs SXM)
+            hits = [c for cid, c in self.extra.items() if family(cid) == fam and form in (None, _form(cid) or "sxm")]
+            if hits:
+                return self._best(name, hits)
+        if comp in self._aliases:
+            return self.catalog[self._aliases[comp]]
+        if fam is None:
+            return None
+        hits = [c for cid, c in self.catalog.items() if family(cid) == fam]
+        if not hits:
+            return None
+        return self._best(name, hits)
+
+    def _best(self, name: str, hits: list[Card]) -> Card:
+        if len(hits) == 1:
+            return hits[0]
+        form, mem = _form(name), _memory(name)
+        default = self._aliases.get(_compact(family(name) or ""))
+
+        def score(c: Card) -> tuple:
+            cform = _form(c.id)
+            s = 0.0
+            if form is not None:
+                s += 2.0 if cform == form else (-1.0 if cform is not None else 0.0)
+            elif cform in ("sxm", None):
+                s += 0.5  # no form written: the SXM/OAM part, the one benchmarks and clusters use most
+            if mem is not None and c.memory_gb:
+                s -= abs(math.log(c.memory_gb / mem))
+            if c.id == default:
+                s += 0.25
+            return (s, c.id)
+
+        return max(hits, key=score)
+
+
+def with_catalog_fp32(card: Card, catalog: CardResolver | None = None) -> Card:
+    """A user's card without an FP32 figure takes its catalog twin's (same family, BF16 within 10%)."""
+    if card.fp32_tflops is not None:
+        return card
+    twin = (catalog or CardResolver()).resolve(card.id)
+    if twin is not None and twin.fp32_tflops and abs(twin.bf16_tflops / card.bf16_tflops - 1) <= 0.1:
+        return dataclasses.replace(card, fp32_tflops=twin.fp32_tflops)
+    return card
+
+
+def from_card_type(ct, catalog: CardResolver | None = None) -> Card:
+    """A ``Card`` from an instance ``CardType`` (pydantic model or dict)."""
+    d = ct if isinstance(ct, Mapping) else ct.model_dump()
+    return with_catalog_fp32(Card.from_entry(d), catalog)
+
+
+# ---------------------------------------------------------------------- cards.json
+_CARD_FIELDS = ("bf16_tflops", "mem_bw_gbs")
+
+
+def load_cards_file(path: str | Path) -> list[Card]:
+    """A JSON list of card types in the instance ``CardType`` form (``fp32_tflops`` optional)."""
+    src = str(path)
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise InputError("--cards", f"no such file: {src}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError("--cards", f"cannot read {src}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"line {exc.lineno}", f"not JSON: {exc.msg}", src) from None
+    if isinstance(data, dict) and isinstance(data.get("card_types"), list):
+        data = data["card_types"]  # an instance document also works
+    if not isinstance(data, list):
+        raise InputError("(root)", "expected a JSON list of card types", src)
+    cards = []
+    seen: set[str] = set()
+    for i, obj in enumerate(data):
+        where = f"[{i}]"
+        if not isinstance(obj, dict):
+            raise InputError(where, "expected an object {id, bf16_tflops, mem_bw_gbs, memory_gb, ...}", src)
+        cid = obj.get("id")
+        if not isinstance(cid, str) or not cid:
+            raise InputError(f"{where}.id", "missing or not a non-empty string", src)
+        if cid in seen:
+            raise InputError(f"{where}.id", f"duplicate card type {cid!r}", src)
+        seen.add(cid)
+        for f in (*_CARD_FIELDS, "memory_gb", "scaleup_gbs", "fp32_tflops", "power_w"):
+            v = obj.get(f)
+            if v is None:
+                if f in _CARD_FIELDS:
+                    raise InputError(f"{where}.{f}", "missing", src)
+                continue
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
+                raise InputError(f"{where}.{f}", f"expected a finite non-negative number, got {v!r}", src)
+            if f in _CARD_FIELDS and v <= 0:
+                raise InputError(f"{where}.{f}", f"must be positive, got {v!r}", src)
+        cards.append(Card.from_entry(obj))
+    catalog = CardResolver()
+    return [with_catalog_fp32(c, catalog) for c in cards]

@@ -1,0 +1,134 @@
+"""``python -m fedopt normalize``: predict throughputs, evaluate the model, print an instance's rate table.
+
+normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json]
+normalize --evaluate [--measurements M.csv] [--cards cards.json] [--by-card]
+normalize --table instance.json [--by-job] [--json]
+normalize --calibrate
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+
+from fedopt.errors import InputError
+
+
+def _out(text: str, to_stderr: bool = False) -> None:
+    print(text, file=sys.stderr if to_stderr else sys.stdout, flush=True)
+
+
+def _resolver(args):
+    from fedopt.normalize.cards import CardResolver, load_cards_file
+
+    extra = load_cards_file(args.cards) if args.cards else []
+    return CardResolver(extra=extra)
+
+
+def _predict(args) -> int:
+    import numpy as np
+
+    from fedopt.atomic import write_atomic
+    from fedopt.normalize.calibrate import card_priors
+    from fedopt.normalize.data import MEASUREMENT_COLUMNS, QUERY_COLUMNS, read_table
+    from fedopt.normalize.model import ThroughputModel
+
+    resolver = _resolver(args)
+    meas = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
+    query, raw = read_table(args.query, QUERY_COLUMNS, "--query", raw=True)
+    if not (meas["throughput"] > 0).any():
+        raise InputError("throughput", "no positive throughput to calibrate on", str(args.measurements))
+    priors = {} if args.no_priors else card_priors()
+    model = ThroughputModel(resolver=resolver, card_priors=priors).fit(meas[list(MEASUREMENT_COLUMNS)])
+    pred = model.predict(query)
+    if not np.isfinite(pred).all():  # the model guarantees it; never write a broken file
+        raise RuntimeError("non-finite prediction")
+    raw["throughput"] = [f"{v:.6g}" for v in pred]
+    buf = io.StringIO()
+    raw.to_csv(buf, index=False, lineterminator="\n")
+    write_atomic(args.out, buf.getvalue())
+    unknown = sorted({c for c in query["card_type"] if resolver.resolve(c) is None})
+    if unknown and not args.quiet:
+        _out(f"fedopt: note: no specs for card type(s) {', '.join(map(repr, unknown))}: predicted as a typical card", True)
+    if not args.quiet:
+        _out(f"wrote {args.out}: {len(raw)} predictions from {int((meas['throughput'] > 0).sum())} measurements", True)
+    return 0
+
+
+def _evaluate(args) -> int:
+    from fedopt.normalize.data import MEASUREMENT_COLUMNS, read_table, shared_measurements
+    from fedopt.normalize.evaluate import by_card, format_summary, leave_one_card_out, summary
+
+    if args.measurements:
+        data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
+        data = data[list(MEASUREMENT_COLUMNS) + (["source"] if "source" in data.columns else [])]
+        what = str(args.measurements)
+    else:
+        data = shared_measurements()
+        what = "shared measurements (Gavel physical; MLPerf Training v3.1-v4.1 at 8 accelerators)"
+    res = leave_one_card_out(data, resolver=_resolver(args))
+    if res.empty:
+        raise InputError("--measurements", "no card can be left out: need measurements of a workload on two card types")
+    _out(f"leave-one-card-out on {what}: absolute relative error of held-out throughputs")
+    _out(format_summary(summary(res)))
+    if args.by_card:
+        _out("")
+        _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
+    return 0
+
+
+def _table(args) -> int:
+    from fedopt.instance import load_instance
+    from fedopt.normalize.table import format_table, rate_table, table_json
+
+    inst = load_instance(args.table)
+    df = rate_table(inst, by="job" if args.by_job else "class", calibrated=not args.no_priors)
+    _out(table_json(df) if args.json else format_table(df))
+    return 0
+
+
+def _calibrate(args) -> int:
+    from fedopt.normalize.calibrate import PARAMS_PATH, write_params
+
+    params = write_params()
+    _out(f"wrote {PARAMS_PATH}: {len(params['cards'])} cards calibrated", True)
+    return 0
+
+
+def cmd_normalize(args: argparse.Namespace) -> int:
+    modes = [m for m in ("evaluate", "table", "calibrate") if getattr(args, m)]
+    predicting = args.query is not None or args.out is not None
+    if len(modes) + predicting > 1:
+        raise InputError("normalize", "choose one of --query/--out, --evaluate, --table, --calibrate")
+    if predicting or not modes:
+        missing = [f"--{k}" for k in ("measurements", "query", "out") if getattr(args, k) is None]
+        if missing:
+            raise InputError("normalize", f"missing {', '.join(missing)} (or use --evaluate, --table, --calibrate)")
+        return _predict(args)
+    return {"evaluate": _evaluate, "table": _table, "calibrate": _calibrate}[modes[0]](args)
+
+
+def add_normalize(sub) -> None:
+    p = sub.add_parser(
+        "normalize",
+        help="predict job throughput on every card type, calibrated on measurements",
+        description="Predict each workload's throughput on any card type from the card's specs and the "
+        "workload's measurements on other cards (a roofline with fitted shares, per-card efficiencies and "
+        "a low-rank correction; docs/normalize.md). CSV columns: workload,card_type,cards,throughput.",
+    )
+    p.add_argument("--measurements", metavar="M.csv", help="measured throughputs: workload,card_type,cards,throughput")
+    p.add_argument("--query", metavar="Q.csv", help="rows to predict: workload,card_type,cards (other columns kept)")
+    p.add_argument("--out", metavar="P.csv", help="Q's rows, same order and columns, plus throughput (written atomically)")
+    p.add_argument(
+        "--cards", metavar="cards.json", help="card types [{id, bf16_tflops, mem_bw_gbs, memory_gb, ...}], before the catalog"
+    )
+    p.add_argument("--evaluate", action="store_true", help="leave-one-card-out errors (shared measurements, or --measurements)")
+    p.add_argument("--by-card", action="store_true", help="with --evaluate: errors per held-out card")
+    p.add_argument("--table", metavar="instance.json", help="print the instance's rate table (job class x card type)")
+    p.add_argument("--by-job", action="store_true", help="with --table: one row per job")
+    p.add_argument("--json", action="store_true", help="with --table: JSON")
+    p.add_argument("--calibrate", action="store_true", help="refit models/normalize_params.json on the shared measurements")
+    p.add_argument("--no-priors", action="store_true", help="do not use the calibrated per-card efficiencies")
+    p.add_argument("-q", "--quiet", action="store_true", help="no notes on stderr")
+    p.set_defaults(func=cmd_normalize)

@@ -1,0 +1,132 @@
+"""Measurements: the CSV format of ``normalize`` and the shared public measurements in that format.
+
+A measurement table has the columns ``workload, card_type, cards, throughput``: the whole job's
+work per second on ``cards`` cards of ``card_type`` (higher is better; 0 = the job cannot run
+there, e.g. out of memory). Query tables have the first three.
+
+The shared measurements (``/work/shared/data``, see its README):
+
+- Gavel (stanford-futuredata/gavel @ c4fa400, MIT): ``gavel_isolated_throughputs_physical.csv``,
+  steps/s of 26 job types on K80, P100 and V100 at 1, 2, 4 and 8 GPUs (``scale_factor``).
+- MLPerf Training v3.1, v4.0, v4.1 (mlcommons/training_results_*, Apache-2.0): closed-division
+  systems of exactly 8 accelerators (one node), throughput = 1 / olympic-mean minutes to train
+  (median minutes when there is no olympic mean), the median over the submissions of the same
+  accelerator in the same round. Each round's benchmark is its own workload
+  (``mlperf-v4.1/bert``): software moves between rounds.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fedopt.errors import InputError
+
+SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+GAVEL_CSV = SHARED_DATA / "gavel" / "gavel_isolated_throughputs_physical.csv"
+MLPERF_CSVS = [SHARED_DATA / "mlperf" / f"mlperf_training_v{v}_summary.csv" for v in ("3.1", "4.0", "4.1")]
+MLPERF_CARDS = 8
+
+MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
+QUERY_COLUMNS = ("workload", "card_type", "cards")
+
+
+def read_table(path: str | Path, columns: tuple[str, ...], what: str, raw: bool = False):
+    """Read and check a measurement (or query) CSV; ``InputError`` names the file, row and column.
+
+    Rows are numbered as in the file: the header is line 1, the first data row line 2. Returns the
+    table with ``cards`` (and ``throughput``) converted, and with ``raw=True`` also the cells as read.
+    """
+    src = str(path)
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except FileNotFoundError:
+        raise InputError(what, f"no such file: {src}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(what, f"cannot read {src}: {exc}") from None
+    except pd.errors.EmptyDataError:
+        raise InputError("line 1", f"empty file; expected a header with columns {', '.join(columns)}", src) from None
+    except pd.errors.ParserError as exc:
+        raise InputError("(file)", f"not a valid CSV: {exc}", src) from None
+    df.columns = [str(c).strip() for c in df.columns]
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise InputError(
+            "line 1",
+            f"missing column(s) {', '.join(missing)}; expected {', '.join(columns)} (found {', '.join(df.columns)})",
+            src,
+        )
+    out = df.copy()
+    for i, name in enumerate(df["workload"]):
+        if not name.strip():
+            raise InputError(f"line {i + 2}, column workload", "empty", src)
+    for i, name in enumerate(df["card_type"]):
+        if not name.strip():
+            raise InputError(f"line {i + 2}, column card_type", "empty", src)
+    cards = []
+    for i, v in enumerate(df["cards"]):
+        try:
+            x = float(v)
+        except ValueError:
+            raise InputError(f"line {i + 2}, column cards", f"not a number: {v!r}", src) from None
+        if not math.isfinite(x) or x < 1 or x != int(x):
+            raise InputError(f"line {i + 2}, column cards", f"expected a whole number of cards >= 1, got {v!r}", src)
+        cards.append(int(x))
+    out["cards"] = np.array(cards, dtype=np.int64)
+    if "throughput" in columns:
+        tp = []
+        for i, v in enumerate(df["throughput"]):
+            try:
+                x = float(v)
+            except ValueError:
+                raise InputError(f"line {i + 2}, column throughput", f"not a number: {v!r}", src) from None
+            if not math.isfinite(x) or x < 0:
+                raise InputError(f"line {i + 2}, column throughput", f"expected a finite number >= 0, got {v!r}", src)
+            tp.append(x)
+        out["throughput"] = np.array(tp, dtype=float)
+    return (out, df) if raw else out
+
+
+def gavel(path: Path = GAVEL_CSV) -> pd.DataFrame:
+    df = pd.read_csv(path)
+    return pd.DataFrame(
+        {
+            "workload": "gavel/" + df["job_type"].astype(str),
+            "card_type": df["gpu"].astype(str),
+            "cards": df["scale_factor"].astype(np.int64),
+            "throughput": df["isolated_throughput_steps_per_s"].astype(float),
+            "source": "gavel",
+        }
+    )
+
+
+def mlperf(paths: list[Path] = MLPERF_CSVS, cards: int = MLPERF_CARDS) -> pd.DataFrame:
+    from fedopt.normalize.cards import CardResolver
+
+    df = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    df = df[(df["total_accelerators"] == cards) & (df["division"] == "closed")].copy()
+    minutes = df["olympic_mean_minutes"].fillna(df["median_minutes"])
+    df = df[minutes > 0].copy()
+    df["tp"] = 1.0 / minutes[minutes > 0]
+    res = CardResolver()
+    df["key"] = [(c.id if (c := res.resolve(n)) else n) for n in df["accelerator_model_name"]]
+    rows = []
+    for (version, bench, _), g in df.groupby(["version", "benchmark", "key"], sort=True):
+        rows.append(
+            {
+                "workload": f"mlperf-{version}/{bench}",
+                "card_type": g["accelerator_model_name"].mode().iloc[0],  # as MLPerf writes it
+                "cards": cards,
+                "throughput": float(np.median(g["tp"])),
+                "source": "mlperf",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def shared_measurements() -> pd.DataFrame:
+    """Gavel and MLPerf (8 accelerators) in the measurement format, with a ``source`` column."""
+    return pd.concat([gavel(), mlperf()], ignore_index=True)

@@ -1,0 +1,133 @@
+"""Leave-one-card-out evaluation of the throughput model against spec-ratio baselines.
+
+For each card type: hide all its measurements, fit on the rest, predict the hidden ones (each
+workload from its own measurements on the other cards). Rows measured 0 (the job could not run)
+are left out of the errors. Error = |predicted - measured| / measured.
+
+Baselines predict a hidden row from the same workload's rows on other cards at the same card
+count (any count, scaled linearly, when there is none), times the ratio of one spec figure
+(hidden card / other card), averaged geometrically over the other cards:
+
+- ``peak-TFLOPS``: dense BF16 peak;
+- ``best spec``: whichever single figure (bf16, fp32, memory bandwidth, memory size, scale-up
+  bandwidth, power) gives the lowest median error on these data, chosen after the fact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from fedopt.normalize.cards import Card, CardResolver
+from fedopt.normalize.model import Hyper, ThroughputModel
+
+SPEC_FEATURES = {
+    "bf16_tflops": lambda c: c.bf16_tflops,
+    "fp32_tflops": lambda c: c.fp32,
+    "mem_bw_gbs": lambda c: c.mem_bw_gbs,
+    "memory_gb": lambda c: c.memory_gb,
+    "scaleup_gbs": lambda c: c.scaleup,
+    "power_w": lambda c: c.power_w,
+}
+
+
+def _ratio_baseline(train: pd.DataFrame, test: pd.DataFrame, feature, model: ThroughputModel) -> np.ndarray:
+    tr = train[train["throughput"] > 0]
+    out = np.full(len(test), np.nan)
+    for i, (w, name, n) in enumerate(zip(test["workload"], test["card_type"], test["cards"], strict=True)):
+        card = model.resolver.resolve(name)
+        fc = feature(card) if card is not None else None
+        g = tr[tr["workload"] == w]
+        same = g[g["cards"] == n]
+        g = same if len(same) else g
+        logs = []
+        for name2, n2, t2 in zip(g["card_type"], g["cards"], g["throughput"], strict=True):
+            c2 = model.resolver.resolve(name2)
+            f2 = feature(c2) if c2 is not None else None
+            ratio = fc / f2 if fc and f2 else 1.0
+            logs.append(np.log(t2 * ratio * n / n2))
+        if logs:
+            out[i] = float(np.exp(np.mean(logs)))
+    return out
+
+
+def leave_one_card_out(
+    data: pd.DataFrame, hyper: Hyper | None = None, baselines: bool = True, resolver: CardResolver | None = None
+) -> pd.DataFrame:
+    """Rows of ``data`` measured > 0 with their held-out predictions (``pred`` and one column per baseline)."""
+    resolver = resolver or CardResolver()
+    model0 = ThroughputModel(resolver=resolver, hyper=hyper)
+    keys = np.array([model0.card_key(n) for n in data["card_type"]])
+    rows = [data.iloc[:0].assign(card="", pred=0.0)]
+    for key in sorted(set(keys)):
+        train = data[keys != key]
+        seen = set(train.loc[train["throughput"] > 0, "workload"])
+        test = data[(keys == key) & (data["throughput"] > 0) & data["workload"].isin(seen)]
+        if test.empty or train.empty:
+            continue
+        model = ThroughputModel(resolver=resolver, hyper=hyper).fit(train)
+        res = test.copy()
+        res["card"] = key
+        res["pred"] = model.predict(test)
+        if baselines:
+            for fname, feat in SPEC_FEATURES.items():
+                res["base_" + fname] = _ratio_baseline(train, test, feat, model)
+        rows.append(res)
+    return pd.concat(rows, ignore_index=True)
+
+
+def errors(res: pd.DataFrame, col: str) -> pd.Series:
+    p = res[col]
+    return (p - res["throughput"]).abs() / res["throughput"]
+
+
+def summary(res: pd.DataFrame) -> pd.DataFrame:
+    """Median and mean absolute relative error by source (and all), model and baselines."""
+    cols = {"model": "pred"} | {f: "base_" + f for f in SPEC_FEATURES if "base_" + f in res}
+    groups = [("all", res)]
+    if "source" in res:
+        groups += [(s, g) for s, g in res.groupby("source", sort=True)]
+    best = None
+    if len(cols) > 1:
+        med = {f: float(np.nanmedian(errors(res, c))) for f, c in cols.items() if f != "model"}
+        best = min(med, key=med.get)
+    out = []
+    for name, g in groups:
+        row: dict = {"data": name, "rows": len(g), "cards": g["card"].nunique()}
+        e = errors(g, "pred")
+        row["model_median"], row["model_mean"] = float(e.median()), float(e.mean())
+        if best is not None:
+            e = errors(g, "base_bf16_tflops")
+            row["peak_tflops_median"], row["peak_tflops_mean"] = float(e.median()), float(e.mean())
+            e = errors(g, "base_" + best)
+            row["best_spec"] = best
+            row["best_spec_median"], row["best_spec_mean"] = float(e.median()), float(e.mean())
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def format_summary(tab: pd.DataFrame) -> str:
+    lines = [
+        "| data | rows | cards | model median | model mean | peak-TFLOPS median | peak-TFLOPS mean "
+        "| best spec | best median | best mean |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+    ]
+    for r in tab.to_dict("records"):
+
+        def pct(k, r=r):
+            return f"{100 * r[k]:.1f}%" if k in r and r[k] == r[k] else "-"
+
+        lines.append(
+            f"| {r['data']} | {r['rows']} | {r['cards']} | {pct('model_median')} | {pct('model_mean')} | "
+            f"{pct('peak_tflops_median')} | {pct('peak_tflops_mean')} | {r.get('best_spec', '-')} | "
+            f"{pct('best_spec_median')} | {pct('best_spec_mean')} |"
+        )
+    return "\n".join(lines)
+
+
+def by_card(res: pd.DataFrame) -> pd.DataFrame:
+    g = res.assign(e_model=errors(res, "pred"), e_peak=errors(res, "base_bf16_tflops") if "base_bf16_tflops" in res else np.nan)
+    return g.groupby("card").agg(rows=("pred", "size"), model_median=("e_model", "median"), peak_median=("e_peak", "median"))
+
+
+__all__ = ["Card", "by_card", "errors", "format_summary", "leave_one_card_out", "summary"]

@@ -1,0 +1,494 @@
+"""The calibrated throughput model: a job's speed on any card from the card's specs and the job's
+measurements on other cards (docs/normalize.md has the derivation and the evaluation).
+
+For workload ``w`` on ``n`` cards of type ``c`` the time of one unit of work per card is a sum of
+resource times, each the workload's share of time on the reference card (an H100 SXM) times the
+card's inverse capacity relative to it:
+
+    tau(w, c) = s_compute * x_compute + s_mem * x_mem + s_host
+      x_compute = (989 / bf16_tflops)^rho_w * (67 / fp32_tflops)^(1 - rho_w) / e_c
+      x_mem     = 3350 / mem_bw_gbs
+      (s_host: time no accelerator shortens: input pipeline, host, kernel launches)
+
+    throughput(w, c, n) = n * exp(a_w) / tau(w, c) / (1 + o_w(c, n)) * exp(u_c . v_w)
+      o_w(c, n) = exp(k_w) * 2 (n - 1) / n * (900 / scaleup_gbs)^gamma    multi-card overhead
+
+``s_w = softmax(theta_w)`` are the workload's time shares, ``rho_w`` the share of its compute on
+matrix (tensor) units (FP32 vector peak at 0, dense BF16 peak at 1), ``a_w`` its scale, ``k_w``
+its all-reduce overhead (ring traffic 2 (n-1)/n; past one node of 8 cards the scale-out network,
+<= 50 GB/s per card), ``e_c = exp(eta_c)`` the card's compute efficiency and ``u_c . v_w`` a
+low-rank (collaborative filtering) correction of the job x card matrix.
+
+Fit: least soft-L1 error in log throughput (errors past ~15% count linearly), with shrinkage:
+theta_w toward common theta_0 (logits and shares), rho_w toward rho_0, k_w toward k_0, eta_c toward
+its architecture's efficiency, that toward its vendor's, that toward a common mu (~0), u, v toward
+0. A workload never measured on a card with matrix units has rho_w = 0 (nothing shows it uses
+them). Predicting: a card not in the fit takes its architecture's (else vendor's, else the common)
+efficiency and u = 0, so it is predicted from its specs; a workload measured on one card keeps its
+scale and takes the common shares; a workload never measured takes the average scale.
+
+Memory fit: a measured 0 means the job could not run there (out of memory); a card with no more
+memory than the largest card the job failed on (and less than the smallest it ran on) is
+predicted 0: ineligible.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import glob
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+
+from fedopt.normalize.cards import Card, CardResolver, arch_vendor
+
+RESOURCES = ("compute", "mem", "host")
+REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0}  # H100 SXM: x = 1 on it
+NODE_CARDS = 8
+SCALEOUT_GBS = 50.0  # per card between nodes (400 Gb/s)
+NO_TENSOR = -30.0  # logit of rho for a workload with no evidence of matrix-unit use
+
+
+@contextlib.contextmanager
+def _one_blas_thread():
+    """Run L-BFGS-B's small dense algebra on one thread: OpenBLAS threads cost 10x here on 2 cores."""
+    import numpy as _np
+    import scipy as _sp
+
+    setters = []
+    for pkg in (_sp, _np):
+        for path in glob.glob(os.path.join(os.path.dirname(pkg.__file__), os.pardir, f"{pkg.__name__}.libs", "*openblas*.so*")):
+            try:
+                fn = ctypes.CDLL(path).openblas_set_num_threads_local
+            except (OSError, AttributeError):
+                continue
+            fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_int]
+            setters.append((fn, fn(1)))
+    try:
+        yield
+    finally:
+        for fn, old in setters:
+            fn(old)
+
+
+def has_tensor(card: Card | None) -> bool:
+    """Matrix units: dense BF16/FP16 peak well above the FP32 one (K80, P100, P40 have none)."""
+    return card is not None and (card.fp32_tflops is None or card.bf16_tflops >= 2.5 * card.fp32_tflops)
+
+
+def comm_factor(n: np.ndarray | int) -> np.ndarray:
+    """Ring all-reduce traffic per card relative to the message: 2 (n-1) / n."""
+    n = np.asarray(n, dtype=float)
+    return 2.0 * (n - 1.0) / n
+
+
+def card_logs(card: Card, n: np.ndarray | int) -> np.ndarray:
+    """[len(n), 4]: log inverse capacities (bf16, fp32, mem, collective bandwidth at n cards), 0 = an H100 SXM."""
+    n = np.atleast_1d(np.asarray(n, dtype=float))
+    bw = np.where(n <= NODE_CARDS, card.scaleup, min(card.scaleup, SCALEOUT_GBS))
+    out = np.empty((len(n), 4))
+    out[:, 0] = np.log(REF["bf16"] / card.bf16_tflops)
+    out[:, 1] = np.log(REF["fp32"] / card.fp32)
+    out[:, 2] = np.log(REF["mem"] / card.mem_bw_gbs)
+    out[:, 3] = np.log(REF["comm"] / bw)
+    return out
+
+
+def _softmax(t: np.ndarray) -> np.ndarray:
+    z = np.exp(t - t.max(axis=-1, keepdims=True))
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+def _sigmoid(t: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * t))
+
+
+@dataclass
+class Hyper:
+    """Shrinkage strengths (1 / prior variance, in log units) and priors of the fit."""
+
+    rank: int = 2
+    lam_theta: float = 0.03  # share logits toward the common logits
+    lam_share: float = 0.3  # shares toward the common shares (share space: a share can reach 0)
+    lam_rho: float = 0.3  # tensor-fraction logit toward the common one
+    lam_eta: float = 10.0  # card efficiency toward its architecture's
+    lam_arch: float = 10.0  # an architecture's efficiency toward its vendor's
+    lam_vendor: float = 10.0  # a vendor's efficiency toward the common one
+    lam_mu: float = 1.0  # the common efficiency toward 1 (it trades with the compute shares)
+    lam_eta_unknown: float = 0.01  # efficiency of a card without specs (its only speed parameter)
+    lam_uv: float = 1.0  # low-rank terms toward 0
+    lam_k: float = 0.1  # all-reduce overhead toward the common one
+    lam_group: float = 1.0  # a component's common shares, tensor fraction, overhead toward the global ones
+    lam_gamma: float = 1.0
+    robust_scale: float = 0.15  # soft-L1 in log space: ~15% errors count as squares, larger ones linearly
+    share_prior: tuple[float, float, float] = (0.45, 0.45, 0.1)  # compute, mem, host: where theta_0 is pulled (weakly)
+    rho_prior: float = 0.8
+    k_prior: float = -2.0  # log overhead per unit of all-reduce traffic on an H100 node
+    gamma_prior: float = 0.5  # log-log slope of the overhead in 1 / scale-up bandwidth
+    eff_all: bool = False  # the card's efficiency scales memory time too, not only compute
+    seed: int = 0
+    max_iter: int = 3000
+
+
+@dataclass
+class Fitted:
+    workloads: list[str]
+    cards: list[str]  # card keys
+    a: np.ndarray
+    theta: np.ndarray  # [W, R]
+    theta0: np.ndarray
+    phi: np.ndarray  # tensor-fraction logits (NO_TENSOR added where there is no evidence)
+    phi0: float
+    eta: np.ndarray
+    mu: float
+    k: np.ndarray
+    k0: float
+    gamma: float
+    U: np.ndarray
+    V: np.ndarray
+    eta_arch: dict[str, float]
+    eta_vendor: dict[str, float]
+    loss: float = 0.0
+    info: dict = field(default_factory=dict)
+
+
+class ThroughputModel:
+    """Fit on measurements (``workload, card_type, cards, throughput``), predict any rows."""
+
+    def __init__(self, resolver: CardResolver | None = None, hyper: Hyper | None = None, card_priors: dict | None = None):
+        self.resolver = resolver or CardResolver()
+        self.hyper = hyper or Hyper()
+        # card id -> efficiency offset (log) from its architecture's, for cards not in the fit (optional)
+        self.card_priors = card_priors or {}
+        self.fitted: Fitted | None = None
+
+    # ------------------------------------------------------------------ cards
+    def card_key(self, name: str) -> str:
+        """The card's catalog (or --cards) id; ``?name`` for a card with no specs."""
+        card = self.resolver.resolve(name)
+        return card.id if card is not None else "?" + " ".join(str(name).lower().split())
+
+    def _card(self, key: str) -> Card | None:
+        if key.startswith("?"):
+            return None
+        return self.resolver.resolve(key)
+
+    def _rows(self, keys: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Log inverse capacities [N, 4] and efficiency masks [N, 2] (compute, mem) of rows."""
+        L = np.empty((len(keys), 4))
+        m = np.empty((len(keys), 2))
+        keys_arr = np.asarray(keys, dtype=object)
+        for key in set(keys):
+            idx = np.flatnonzero(keys_arr == key)
+            card = self._card(key)
+            if card is None:  # no specs: a typical card whose efficiency scales it all
+                L[idx] = card_logs(Card(key, 1.0, 1.0), n[idx])
+                L[idx, :3] = self._typical
+                m[idx] = 1.0
+            else:
+                L[idx] = card_logs(card, n[idx])
+                m[idx] = (1.0, 1.0 if self.hyper.eff_all else 0.0)
+        return L, m
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, df: pd.DataFrame) -> ThroughputModel:
+        h = self.hyper
+        keys_all = [self.card_key(n) for n in df["card_type"]]
+        tp = df["throughput"].to_numpy(dtype=float)
+        n_all = df["cards"].to_numpy(dtype=float)
+        wl_all = df["workload"].astype(str).to_numpy()
+
+        # memory fit from zeros
+        self.mem_fail: dict[str, float] = {}
+        self.mem_ok: dict[str, float] = {}
+        self.zero_cells: set[tuple[str, str, int]] = set()
+        for w, k, n, t in zip(wl_all, keys_all, n_all, tp, strict=True):
+            card = self._card(k)
+            if t <= 0:
+                self.zero_cells.add((w, k, int(n)))
+                if card is not None and card.memory_gb:
+                    self.mem_fail[w] = max(self.mem_fail.get(w, 0.0), card.memory_gb)
+            elif card is not None and card.memory_gb:
+                self.mem_ok[w] = min(self.mem_ok.get(w, np.inf), card.memory_gb)
+
+        pos = tp > 0
+        keys = [k for k, p in zip(keys_all, pos, strict=True) if p]
+        wl = wl_all[pos]
+        n = n_all[pos]
+        y = np.log(tp[pos])
+        # measured cells (geometric mean of repeats) are returned as they are
+        cells = pd.DataFrame({"w": wl, "k": keys, "n": n.astype(int), "y": y}).groupby(["w", "k", "n"])["y"].mean()
+        self.measured = {key: float(np.exp(v)) for key, v in cells.items()}
+
+        workloads = sorted(set(wl))
+        cards = sorted(set(keys))
+        known = [card_logs(c, 1)[0, :3] for k in cards if (c := self._card(k)) is not None]
+        self._typical = np.mean(known, axis=0) if known else np.log([989 / 312, 67 / 19.5, 3350 / 2039])
+        self._wi = wi = {w: i for i, w in enumerate(workloads)}
+        self._ci = ci = {c: i for i, c in enumerate(cards)}
+        iw = np.array([wi[w] for w in wl], dtype=np.int64)
+        ic = np.array([ci[c] for c in keys], dtype=np.int64)
+        L, mask = self._rows(keys, n)
+        lb, lf, lm, lc = L.T
+        mc, mm = mask.T
+        hn = comm_factor(n)
+        logn = np.log(n)
+        W, C, K, R = len(workloads), len(cards), h.rank, len(RESOURCES)
+
+        # efficiency prior: card -> architecture -> vendor -> common
+        av = [arch_vendor(self._card(c), c) for c in cards]
+        archs = sorted({a for a, _ in av})
+        vendors = sorted({v for _, v in av})
+        A, Vn = len(archs), len(vendors)
+        c_arch = np.array([archs.index(a) for a, _ in av], dtype=np.int64)
+        vendor_of = dict(av)
+        a_vend = np.array([vendors.index(vendor_of[a]) for a in archs], dtype=np.int64)
+        lam_eta = np.array([h.lam_eta_unknown if c.startswith("?") else h.lam_eta for c in cards])
+        prior_off = np.array([self.card_priors.get(c, 0.0) for c in cards])
+
+        # a workload never measured on a card with matrix units shows no use of them
+        tensor_w = np.zeros(W, dtype=bool)
+        for w, c in set(zip(iw.tolist(), ic.tolist(), strict=True)):
+            tensor_w[w] |= has_tensor(self._card(cards[c]))
+        phi_off = np.where(tensor_w, 0.0, NO_TENSOR)
+
+        # connected components of the workload-card graph: workloads that share no card share only the global priors
+        parent = list(range(W + C))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for w, c in set(zip(iw.tolist(), ic.tolist(), strict=True)):
+            parent[root(w)] = root(W + c)
+        comp_ids = sorted({root(w) for w in range(W)})
+        G = len(comp_ids)
+        wg = np.array([comp_ids.index(root(w)) for w in range(W)], dtype=np.int64)
+
+        theta_prior = np.log(np.asarray(h.share_prior, dtype=float))
+        phi_prior = float(np.log(h.rho_prior / (1 - h.rho_prior)))
+        s = h.robust_scale
+        sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G]
+        offs = np.cumsum([0, *sizes])
+
+        def unpack(p):
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg = (
+                p[offs[i] : offs[i + 1]] for i in range(len(sizes))
+            )
+            return (
+                a, th.reshape(W, R), th0, ph, ph0[0], eta, ea, ev, mu[0], k, k0[0], gam[0], U.reshape(C, K), V.reshape(W, K),
+                thg.reshape(G, R), phg, kg,
+            )  # fmt: skip
+
+        def f(p):
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg = unpack(p)
+            sw = _softmax(th)
+            sh = sw[iw]
+            rho = _sigmoid(ph + phi_off)
+            rr = rho[iw]
+            e = eta[ic]
+            xc = np.exp(rr * lb + (1 - rr) * lf - e * mc)
+            xm = np.exp(lm - e * mm)
+            sx = sh * np.stack([xc, xm, np.ones_like(xc)], axis=1)
+            tau = sx.sum(axis=1)
+            ov = np.exp(k[iw] + gam * lc) * hn
+            pred = logn + a[iw] - np.log(tau) - np.log1p(ov) + (U[ic] * V[iw]).sum(axis=1)
+            r = pred - y
+            q = np.sqrt(1.0 + (r / s) ** 2)
+            loss = 2 * s * s * (q - 1).sum()
+            g = 2 * r / q  # d loss / d pred
+            ga = np.bincount(iw, g, W)
+            dth = g[:, None] * (sh - sx / tau[:, None])  # d pred / d theta_k = s_k (1 - x_k / tau)
+            gth = np.stack([np.bincount(iw, dth[:, j], W) for j in range(R)], axis=1)
+            gph = np.bincount(iw, -g * sx[:, 0] * (lb - lf) / tau, W) * rho * (1 - rho)
+            geta = np.bincount(ic, g * (sx[:, 0] * mc + sx[:, 1] * mm) / tau, C)
+            dov = -g * ov / (1 + ov)
+            gk = np.bincount(iw, dov, W)
+            ggam = (dov * lc).sum()
+            gU = np.zeros((C, K))
+            gV = np.zeros((W, K))
+            for j in range(K):
+                gU[:, j] = np.bincount(ic, g * V[iw, j], C)
+                gV[:, j] = np.bincount(iw, g * U[ic, j], W)
+            # shares: logits toward their component's, shares toward softmax of it; components toward
+            # the global theta_0, theta_0 weakly toward the prior
+            tg = thg[wg]
+            d = th - tg
+            loss += h.lam_theta * (d**2).sum()
+            gth += 2 * h.lam_theta * d
+            gthg = -2 * h.lam_theta * np.stack([np.bincount(wg, d[:, j], G) for j in range(R)], axis=1)
+            s0 = _softmax(tg)
+            ds = sw - s0
+            loss += h.lam_share * (ds**2).sum()
+            gth += 2 * h.lam_share * sw * (ds - (ds * sw).sum(axis=1, keepdims=True))
+            gs0 = -2 * h.lam_share * s0 * (ds - (ds * s0).sum(axis=1, keepdims=True))
+            gthg += np.stack([np.bincount(wg, gs0[:, j], G) for j in range(R)], axis=1)
+            d = thg - th0
+            loss += h.lam_group * (d**2).sum() + 0.01 * ((th0 - theta_prior) ** 2).sum()
+            gthg += 2 * h.lam_group * d
+            gth0 = -2 * h.lam_group * d.sum(axis=0) + 0.02 * (th0 - theta_prior)
+            # tensor fraction (only where there is evidence)
+            d = (ph - phg[wg]) * tensor_w
+            loss += h.lam_rho * (d**2).sum()
+            gph += 2 * h.lam_rho * d
+            gphg = -2 * h.lam_rho * np.bincount(wg, d, G)
+            d = phg - ph0
+            loss += h.lam_group * (d**2).sum() + 0.01 * (ph0 - phi_prior) ** 2
+            gphg += 2 * h.lam_group * d
+            gph0 = -2 * h.lam_group * d.sum() + 0.02 * (ph0 - phi_prior)
+            # efficiency hierarchy
+            de = eta - ea[c_arch] - prior_off
+            dea = ea - ev[a_vend]
+            dev = ev - mu
+            loss += (lam_eta * de**2).sum() + h.lam_arch * (dea**2).sum() + h.lam_vendor * (dev**2).sum() + h.lam_mu * mu * mu
+            geta += 2 * lam_eta * de
+            gea = -2 * np.bincount(c_arch, lam_eta * de, A) + 2 * h.lam_arch * dea
+            gev = -2 * h.lam_arch * np.bincount(a_vend, dea, Vn) + 2 * h.lam_vendor * dev
+            gmu = -2 * h.lam_vendor * dev.sum() + 2 * h.lam_mu * mu
+            # all-reduce overhead
+            d = k - kg[wg]
+            loss += h.lam_k * (d**2).sum() + h.lam_gamma * (gam - h.gamma_prior) ** 2
+            gk += 2 * h.lam_k * d
+            gkg = -2 * h.lam_k * np.bincount(wg, d, G)
+            d = kg - k0
+            loss += h.lam_group * (d**2).sum() + 0.01 * (k0 - h.k_prior) ** 2
+            gkg += 2 * h.lam_group * d
+            gk0 = -2 * h.lam_group * d.sum() + 0.02 * (k0 - h.k_prior)
+            ggam += 2 * h.lam_gamma * (gam - h.gamma_prior)
+            # low rank
+            loss += h.lam_uv * ((U**2).sum() + (V**2).sum())
+            gU += 2 * h.lam_uv * U
+            gV += 2 * h.lam_uv * V
+            parts = [ga, gth.ravel(), gth0, gph, [gph0], geta, gea, gev, [gmu], gk, [gk0], [ggam], gU.ravel(), gV.ravel()]
+            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg])
+            return loss, grad
+
+        rng = np.random.default_rng(h.seed)
+        s_init = _softmax(theta_prior)
+        rr = _sigmoid(phi_prior + phi_off)[iw]
+        tau0 = s_init[0] * np.exp(rr * lb + (1 - rr) * lf) + s_init[1] * np.exp(lm) + s_init[2]
+        resid0 = y - logn + np.log(tau0) + np.log1p(np.exp(h.k_prior + h.gamma_prior * lc) * hn)
+        a_init = np.bincount(iw, resid0, W) / np.maximum(np.bincount(iw, None, W), 1)
+        p0 = np.concatenate(
+            [
+                a_init,
+                np.tile(theta_prior, W),
+                theta_prior,
+                np.full(W, phi_prior),
+                [phi_prior],
+                prior_off.copy(),
+                np.zeros(A),
+                np.zeros(Vn),
+                [0.0],
+                np.full(W, h.k_prior),
+                [h.k_prior],
+                [h.gamma_prior],
+                0.01 * rng.standard_normal(C * K),
+                0.01 * rng.standard_normal(W * K),
+                np.tile(theta_prior, G),
+                np.full(G, phi_prior),
+                np.full(G, h.k_prior),
+            ]
+        )
+        with _one_blas_thread():
+            res = minimize(f, p0, jac=True, method="L-BFGS-B", options={"maxiter": h.max_iter, "maxfun": 2 * h.max_iter})
+        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _ = unpack(res.x)
+        self.fitted = Fitted(
+            workloads,
+            cards,
+            a,
+            th,
+            th0,
+            ph + phi_off,
+            float(ph0),
+            eta,
+            float(mu),
+            k,
+            float(k0),
+            float(gam),
+            U,
+            V,
+            dict(zip(archs, ea.tolist(), strict=True)),
+            dict(zip(vendors, ev.tolist(), strict=True)),
+            float(res.fun),
+            {"nit": int(res.nit), "converged": bool(res.success)},
+        )
+        return self
+
+    # ------------------------------------------------------------------ parameters
+    def _need(self) -> Fitted:
+        if self.fitted is None:
+            raise RuntimeError("fit the model first")
+        return self.fitted
+
+    def shares(self, workload: str) -> dict[str, float]:
+        """Time shares on the reference card and tensor fraction (the common ones if unmeasured)."""
+        fz = self._need()
+        i = self._wi.get(workload)
+        t = fz.theta[i] if i is not None else fz.theta0
+        out = dict(zip(RESOURCES, _softmax(t).tolist(), strict=True))
+        out["tensor"] = float(_sigmoid(fz.phi[i] if i is not None else fz.phi0))
+        return out
+
+    def efficiency(self, name: str) -> float:
+        """exp(eta): the card's achieved share of its compute peaks relative to the reference card."""
+        fz = self._need()
+        key = self.card_key(name)
+        return float(np.exp(fz.eta[self._ci[key]] if key in self._ci else self._eta_prior(key)))
+
+    def _eta_prior(self, key: str) -> float:
+        """Efficiency of a card not in the fit: its architecture's, else its vendor's, else the common one."""
+        fz = self._need()
+        arch, vendor = arch_vendor(self._card(key), key)
+        base = fz.eta_arch.get(arch, fz.eta_vendor.get(vendor, fz.mu))
+        return base + self.card_priors.get(key, 0.0)
+
+    def _too_small(self, workload: str, key: str) -> bool:
+        """Memory fit: the card has no more memory than one the workload failed on (and less than any it ran on)."""
+        card = self._card(key)
+        if card is None or not card.memory_gb or workload not in self.mem_fail:
+            return False
+        return card.memory_gb <= self.mem_fail[workload] and card.memory_gb < self.mem_ok.get(workload, np.inf)
+
+    # ------------------------------------------------------------------ predict
+    def predict(self, df: pd.DataFrame, use_measured: bool = True) -> np.ndarray:
+        """Throughput of every row (``workload, card_type, cards``): finite, 0 = ineligible."""
+        fz = self._need()
+        keys = [self.card_key(c) for c in df["card_type"]]
+        n = df["cards"].to_numpy(dtype=float)
+        wl = df["workload"].astype(str).to_numpy()
+        N, K = len(keys), fz.U.shape[1]
+        L, mask = self._rows(keys, n)
+        lb, lf, lm, lc = L.T
+        mc, mm = mask.T
+        iw = np.array([self._wi.get(w, -1) for w in wl], dtype=np.int64)
+        ic = np.array([self._ci.get(k, -1) for k in keys], dtype=np.int64)
+        kw, kc = iw >= 0, ic >= 0
+        W, C = len(fz.workloads), len(fz.cards)
+        a = fz.a[iw] if W else np.zeros(N)
+        a = np.where(kw, a, float(np.mean(fz.a)) if W else 0.0)
+        th = np.where(kw[:, None], fz.theta[iw] if W else 0.0, fz.theta0[None, :])
+        ph = np.where(kw, fz.phi[iw] if W else 0.0, fz.phi0)
+        kk = np.where(kw, fz.k[iw] if W else 0.0, fz.k0)
+        V = np.where(kw[:, None], fz.V[iw] if W else 0.0, 0.0).reshape(N, K)
+        eta = np.where(kc, fz.eta[ic] if C else 0.0, [self._eta_prior(k) for k in keys])
+        U = np.where(kc[:, None], fz.U[ic] if C else 0.0, 0.0).reshape(N, K)
+        sh = _softmax(th)
+        rr = _sigmoid(ph)
+        tau = sh[:, 0] * np.exp(rr * lb + (1 - rr) * lf - eta * mc) + sh[:, 1] * np.exp(lm - eta * mm) + sh[:, 2]
+        ov = np.exp(kk + fz.gamma * lc) * comm_factor(n)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) + (U * V).sum(axis=1))
+        for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
+            if use_measured and (w, k, c) in self.measured:
+                out[i] = self.measured[(w, k, c)]
+            elif (w, k, c) in self.zero_cells or self._too_small(w, k):
+                out[i] = 0.0
+        out[~np.isfinite(out)] = 0.0
+        return out
