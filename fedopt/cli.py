@@ -31,7 +31,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     with graceful_stop() as stop:
         result = _solve_cli(args, solve, stop)
-    text = result.to_json()
+    text = result.to_json(reproducible=args.reproducible)
     if args.output:
         write_atomic(args.output, text + "\n")
         if not args.quiet:
@@ -80,6 +80,9 @@ def add_solve(sub) -> None:
     p.add_argument("--preset", default=None, help="solver preset in solvers/ (default, fast, thorough) or a .toml path")
     p.add_argument("--threads", type=int, default=None, help="solver threads (default: the preset's)")
     p.add_argument("-q", "--quiet", action="store_true", help="print no progress and no summary")
+    p.add_argument(
+        "--reproducible", action="store_true", help="leave wall-clock timings out of the plan (same input, same bytes)"
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="show the solver's log")
     p.set_defaults(func=cmd_solve)
 

@@ -61,8 +61,14 @@ class Result:
                 a.pop("start_slot", None)
         return doc
 
-    def to_json(self, indent: int | None = 1) -> str:
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+    def to_json(self, indent: int | None = 1, reproducible: bool = False) -> str:
+        """The plan file; ``reproducible`` leaves out wall-clock figures so equal plans are equal bytes."""
+        doc = self.to_dict()
+        if reproducible:
+            doc["stats"] = {
+                k: v for k, v in doc["stats"].items() if k not in ("seconds", "history") and not k.startswith("seconds")
+            }
+        return json.dumps(doc, indent=indent, allow_nan=False, default=_json_default)
 
     def to_frame(self):
         """One row per part: job, cluster, region, card type, count, and the job's status."""
@@ -145,6 +151,13 @@ class Result:
     def __repr__(self) -> str:
         placed = f"{len(self.placements)}/{self.inst.n_jobs}"
         return f"Result({self.inst.name!r}, status={self.status!r}, objective={self.objective}, placed={placed})"
+
+
+def _json_default(value):
+    """numpy scalars in stats."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
 
 def _round(x: float | None) -> float | None:
