@@ -96,7 +96,9 @@ def admissible(cols: ColumnPool) -> np.ndarray:
     return keep
 
 
-def build_master(cols: ColumnPool, values: np.ndarray | None = None, rows: Rows | None = None, drop_empty: bool = True) -> MasterProblem:
+def build_master(
+    cols: ColumnPool, values: np.ndarray | None = None, rows: Rows | None = None, drop_empty: bool = True
+) -> MasterProblem:
     """Stack the rows of every family over ``cols`` into one sparse matrix.
 
     Rows no column touches and that a zero vector satisfies are dropped unless ``drop_empty``
