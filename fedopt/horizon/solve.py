@@ -60,7 +60,12 @@ def solve_horizon(
     opts = SolveOptions(
         time_limit=remaining, mip_gap=cfg.mip_gap, threads=cfg.threads, seed=seed, hint=hint, should_stop=should_stop
     )
-    res = get_backend(backend).solve_mip(mp, opts)
+    if mp.n_cols == 0:
+        from fedopt.backends.base import BackendResult
+
+        res = BackendResult("optimal", np.zeros(0), mp.constant, mp.constant, 0.0)
+    else:
+        res = get_backend(backend).solve_mip(mp, opts)
     x = res.x if res.x is not None and mp.is_feasible(res.x) and mp.objective_of(res.x) >= mp.objective_of(hint) - 1e-9 else hint
     cost = -mp.objective_of(x)
     bound = None

@@ -197,6 +197,6 @@ class PlanDoc(BaseModel):
     objective: float | None = None
     bound: float | None = None
     gap: float | None = None
-    assignments: list[Assignment] = Field(default_factory=list)
+    assignments: list[Assignment] = Field(description="every placed job; an absent job is not placed")
     solver: dict = Field(default_factory=dict)
     stats: dict = Field(default_factory=dict)

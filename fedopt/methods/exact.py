@@ -61,6 +61,8 @@ def solve_exact(inst: Instance, opts: SolveOptions, backend: str, split_budget: 
     stats["greedy_objective"] = mp.objective_of(hint)
     opts.time_limit = max(0.1, (deadline - time.perf_counter()) * 0.92)
     opts.hint = hint
+    if mp.n_cols == 0:  # nothing can be placed: the empty plan is optimal
+        return Outcome({}, "optimal", mp.constant, mp.constant, {"backend": {"name": backend}}, stats)
     res = get_backend(backend).solve_mip(mp, opts)
     x = res.x
     if x is None or not mp.is_feasible(x) or mp.objective_of(x) < mp.objective_of(hint) - 1e-9:
