@@ -7,7 +7,7 @@
 """
 
 from fedopt.check import CheckResult, check_plan
-from fedopt.errors import FedoptError, InfeasibleError, InputError
+from fedopt.errors import FedoptError, InfeasibleError, InputError, TooLargeError
 from fedopt.instance import Instance, load_instance, parse_instance
 from fedopt.plan import Result
 from fedopt.solve import solve
@@ -21,6 +21,7 @@ __all__ = [
     "InputError",
     "Instance",
     "Result",
+    "TooLargeError",
     "check_plan",
     "load_instance",
     "parse_instance",

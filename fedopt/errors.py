@@ -6,6 +6,7 @@ EXIT_OK = 0
 EXIT_VIOLATIONS = 1  # `check` found rule violations
 EXIT_BAD_INPUT = 2  # invalid instance, plan or arguments; nothing written
 EXIT_INFEASIBLE = 3  # pinned jobs alone break a limit; no plan exists
+EXIT_TOO_LARGE = 5  # the model would not fit in memory; refused before building it
 EXIT_INTERRUPTED = 130  # SIGINT/SIGTERM: best plan so far written
 
 
@@ -50,3 +51,9 @@ class InfeasibleError(FedoptError):
     def __init__(self, conflicts: list[str]):
         self.conflicts = conflicts
         super().__init__("no feasible plan: pinned jobs alone break limits:\n  " + "\n  ".join(conflicts))
+
+
+class TooLargeError(FedoptError):
+    """The model would not fit in memory: refused before it is built."""
+
+    exit_status = EXIT_TOO_LARGE

@@ -70,3 +70,13 @@ def test_time_limit_is_respected(tmp_path):
     wall = time.perf_counter() - t
     assert r.returncode == 0, r.stderr
     assert wall <= 10 * 1.1 + 3.0  # + interpreter start-up and imports
+
+
+def test_memory_guard_refuses_before_building():
+    from fedopt.errors import TooLargeError
+    from fedopt.solve import guard_memory
+
+    inst = parse_instance(generate("m", seed=1))
+    assert guard_memory(inst, "colgen", 1000) > 0
+    with pytest.raises(TooLargeError, match="GiB"):
+        guard_memory(inst, "exact", 400_000, limit=1 << 20)
