@@ -302,7 +302,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="fedopt",
         description="Optimal placement of AI jobs on federations of GPU/NPU clusters.",
-        epilog="Exit status: 0 ok, 1 check found violations, 2 bad input, 3 infeasible, 4 locked (replan), 5 too large, 130 interrupted.",
+        epilog="Exit status: 0 ok, 1 violations (check), 2 bad input, 3 infeasible, 4 locked, 5 too large, 130 interrupted.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for add in COMMANDS + _feature_commands():
