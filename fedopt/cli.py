@@ -271,8 +271,36 @@ def add_replan(sub) -> None:
     p.set_defaults(func=cmd_replan)
 
 
+# ---------------------------------------------------------------------- explain
+def cmd_explain(args: argparse.Namespace) -> int:
+    from fedopt.explain import explain, format_explanation
+    from fedopt.instance import load_instance
+    from fedopt.instance.io import parse_document, read_bytes
+    from fedopt.instance.schema import PlanDoc
+
+    inst = load_instance(args.instance)
+    plan = parse_document(read_bytes(args.plan), PlanDoc, args.plan)
+    e = explain(inst, plan, args.job)
+    _out(json.dumps(e, indent=1) if args.json else format_explanation(e))
+    return 0
+
+
+def add_explain(sub) -> None:
+    p = sub.add_parser(
+        "explain",
+        help="why a job is placed where it is, or not placed",
+        description="The job's candidate placements with their value, reduced cost at the resources' prices, "
+        "and the limits (pool, link, quota, storage, affinity) that block them given the rest of the plan.",
+    )
+    p.add_argument("plan")
+    p.add_argument("--instance", required=True)
+    p.add_argument("--job", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_explain)
+
+
 # ---------------------------------------------------------------------- main
-COMMANDS = [add_solve, add_check, add_schema, add_info, add_generate, add_bench, add_replan]
+COMMANDS = [add_solve, add_check, add_schema, add_info, add_generate, add_bench, add_replan, add_explain]
 
 # Commands that live beside the feature they drive: "module:function" adding a subparser.
 FEATURE_COMMANDS = [
