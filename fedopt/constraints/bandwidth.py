@@ -6,21 +6,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from fedopt.columns.pool import ColumnPool
-from fedopt.constraints.base import RowSet, limited, usage_rows
+from fedopt.constraints.base import RowSet, limited, usage_rows, within_limits
 from fedopt.instance.model import Instance
-
-TOL = 1e-9
 
 
 def admits(cols: ColumnPool) -> np.ndarray:
-    inst = cols.inst
-    if not len(inst.link_gbps):
+    if not len(cols.inst.link_gbps):
         return np.ones(cols.size, dtype=bool)
-    use = cols.link_usage.tocoo()
-    over = use.data > inst.link_gbps[use.col] * (1 + TOL) + TOL
-    bad = np.zeros(cols.size, dtype=bool)
-    bad[use.row[over]] = True
-    return ~bad
+    return within_limits(cols.link_usage, cols.inst.link_gbps)
 
 
 def row_set(inst: Instance) -> RowSet:

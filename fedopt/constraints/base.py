@@ -35,6 +35,15 @@ def limited(family: str, cap: np.ndarray, names: list[str]) -> RowSet:
     return RowSet(family, np.full(len(idx), -np.inf), cap[idx].astype(float), [names[i] for i in idx], idx)
 
 
+def within_limits(usage: sp.csr_matrix, cap: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+    """Columns whose usage [columns x resources] stays within every resource's limit on its own."""
+    use = usage.tocoo()
+    over = use.data > cap[use.col] * (1 + tol) + tol
+    bad = np.zeros(usage.shape[0], dtype=bool)
+    bad[use.row[over]] = True
+    return ~bad
+
+
 def usage_rows(usage: sp.csr_matrix, rows: RowSet) -> sp.csr_matrix:
     """The [rows x columns] block of a per-resource usage matrix [columns x resources]."""
     return usage[:, rows.keys].T.tocsr()

@@ -6,19 +6,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from fedopt.columns.pool import ColumnPool
-from fedopt.constraints.base import RowSet, limited, usage_rows
+from fedopt.constraints.base import RowSet, limited, usage_rows, within_limits
 from fedopt.instance.model import Instance
-
-TOL = 1e-9
 
 
 def admits(cols: ColumnPool) -> np.ndarray:
-    inst = cols.inst
-    use = cols.storage_usage.tocoo()
-    over = use.data > inst.cluster_storage[use.col] * (1 + TOL) + TOL
-    bad = np.zeros(cols.size, dtype=bool)
-    bad[use.row[over]] = True
-    return ~bad
+    return within_limits(cols.storage_usage, cols.inst.cluster_storage)
 
 
 def row_set(inst: Instance) -> RowSet:
