@@ -31,7 +31,7 @@ def _silence_banner() -> None:
 _silence_banner()
 
 # Grace past the time limit before the watchdog cancels a solve that does not stop by itself.
-GRACE = 0.05
+GRACE = 0.02
 
 
 def _lp(mp: MasterProblem, integer: bool) -> highspy.HighsLp:

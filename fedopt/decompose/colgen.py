@@ -162,16 +162,17 @@ class ColumnGeneration:
         if not cols.size:
             return
         self.columns.add(cols, values, mat)
-        self.h.addCols(
-            cols.size,
-            values.astype(np.float64),
-            np.zeros(cols.size),
-            np.ones(cols.size),
-            int(mat.nnz),
-            mat.indptr[:-1].astype(np.int32),
-            mat.indices.astype(np.int32),
-            mat.data.astype(np.float64),
-        )
+        if not self.lp_dead:  # an abandoned solve still owns the HiGHS object
+            self.h.addCols(
+                cols.size,
+                values.astype(np.float64),
+                np.zeros(cols.size),
+                np.ones(cols.size),
+                int(mat.nnz),
+                mat.indptr[:-1].astype(np.int32),
+                mat.indices.astype(np.int32),
+                mat.data.astype(np.float64),
+            )
 
     # ------------------------------------------------------------------ duals and pricing
     def _duals(self, y: np.ndarray) -> Duals:
@@ -277,7 +278,7 @@ class ColumnGeneration:
             res = backend.solve_mip(
                 mp,
                 SolveOptions(
-                    time_limit=remaining * 0.85,
+                    time_limit=max(0.2, remaining * 0.85 - 0.5),
                     mip_gap=self.opts.mip_gap,
                     threads=self.opts.threads,
                     seed=self.opts.seed,
@@ -441,16 +442,17 @@ class ColumnGeneration:
         cols = self.singles.subset(pick)
         mat = self.singles_AT[pick].T.tocsc()
         self.columns.add(cols, self.singles_value[pick], mat)
-        self.h.addCols(
-            len(pick),
-            self.singles_value[pick].astype(np.float64),
-            np.zeros(len(pick)),
-            np.ones(len(pick)),
-            int(mat.nnz),
-            mat.indptr[:-1].astype(np.int32),
-            mat.indices.astype(np.int32),
-            mat.data.astype(np.float64),
-        )
+        if not self.lp_dead:  # an abandoned solve still owns the HiGHS object
+            self.h.addCols(
+                len(pick),
+                self.singles_value[pick].astype(np.float64),
+                np.zeros(len(pick)),
+                np.ones(len(pick)),
+                int(mat.nnz),
+                mat.indptr[:-1].astype(np.int32),
+                mat.indices.astype(np.int32),
+                mat.data.astype(np.float64),
+            )
         return len(pick)
 
     def _round(self, y_price: np.ndarray, y_rmp: np.ndarray, pinned_in_lp: set[int]) -> dict:

@@ -59,7 +59,7 @@ def solve_exact(inst: Instance, opts: SolveOptions, backend: str, split_budget: 
                 hint = wx
     stats["seconds_greedy"] = time.perf_counter() - t
     stats["greedy_objective"] = mp.objective_of(hint)
-    opts.time_limit = max(0.1, (deadline - time.perf_counter()) * 0.92)
+    opts.time_limit = max(0.1, (deadline - time.perf_counter()) * 0.9 - 0.5)
     opts.hint = hint
     if mp.n_cols == 0:  # nothing can be placed: the empty plan is optimal
         return Outcome({}, "optimal", mp.constant, mp.constant, {"backend": {"name": backend}}, stats)
