@@ -25,6 +25,8 @@ from fedopt.normalize.catalog import load_catalog
 # A100 1/16, B200 1/30, MI300X 1/8, T4 1/8, L40S 1/4, H20 1/3.4 ...).
 FP32_SHARE_DEFAULT = 1 / 8.0
 DEFAULT_SCALEUP_GBS = 32.0  # PCIe Gen3 x16 both directions, when a card gives none
+# Cards whose scale-up figure is an NVLink bridge between two cards: their PCIe (both directions).
+BRIDGED_PCIE_GBS = {"A30": 64.0, "A40": 64.0, "RTX-A6000": 64.0, "RTX-A5000": 64.0, "H100-NVL-94GB": 128.0}
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,12 @@ class Card:
     @property
     def scaleup(self) -> float:
         return self.scaleup_gbs or DEFAULT_SCALEUP_GBS
+
+    def ring_gbs(self, n: int) -> float:
+        """Bandwidth of a ring all-reduce over ``n`` cards of one node: NVLink bridges join pairs
+        only, so past two cards the ring runs over PCIe."""
+        pcie = BRIDGED_PCIE_GBS.get(self.id)
+        return min(self.scaleup, pcie) if pcie is not None and n > 2 else self.scaleup
 
     @staticmethod
     def from_entry(entry: Mapping, id: str | None = None) -> Card:

@@ -33,21 +33,26 @@ SPEC_FEATURES = {
 
 def _ratio_baseline(train: pd.DataFrame, test: pd.DataFrame, feature, model: ThroughputModel) -> np.ndarray:
     tr = train[train["throughput"] > 0]
+    res = model.resolver
+
+    def feat(name):
+        card = res.resolve(name)
+        v = feature(card) if card is not None else None
+        return float(v) if v else np.nan
+
+    by_w: dict[str, list[tuple[float, int, float]]] = {}
+    for w, name, n, t in zip(tr["workload"], tr["card_type"], tr["cards"], tr["throughput"], strict=True):
+        by_w.setdefault(w, []).append((feat(name), int(n), float(t)))
     out = np.full(len(test), np.nan)
     for i, (w, name, n) in enumerate(zip(test["workload"], test["card_type"], test["cards"], strict=True)):
-        card = model.resolver.resolve(name)
-        fc = feature(card) if card is not None else None
-        g = tr[tr["workload"] == w]
-        same = g[g["cards"] == n]
-        g = same if len(same) else g
-        logs = []
-        for name2, n2, t2 in zip(g["card_type"], g["cards"], g["throughput"], strict=True):
-            c2 = model.resolver.resolve(name2)
-            f2 = feature(c2) if c2 is not None else None
-            ratio = fc / f2 if fc and f2 else 1.0
-            logs.append(np.log(t2 * ratio * n / n2))
-        if logs:
-            out[i] = float(np.exp(np.mean(logs)))
+        rows = by_w.get(w, [])
+        same = [r for r in rows if r[1] == n]
+        rows = same or rows
+        if not rows:
+            continue
+        fc = feat(name)
+        logs = [np.log(t * (fc / f if fc == fc and f == f else 1.0) * n / n2) for f, n2, t in rows]
+        out[i] = float(np.exp(np.mean(logs)))
     return out
 
 

@@ -89,7 +89,8 @@ def comm_factor(n: np.ndarray | int) -> np.ndarray:
 def card_logs(card: Card, n: np.ndarray | int) -> np.ndarray:
     """[len(n), 4]: log inverse capacities (bf16, fp32, mem, collective bandwidth at n cards), 0 = an H100 SXM."""
     n = np.atleast_1d(np.asarray(n, dtype=float))
-    bw = np.where(n <= NODE_CARDS, card.scaleup, min(card.scaleup, SCALEOUT_GBS))
+    node = np.array([card.ring_gbs(int(k)) for k in np.minimum(n, NODE_CARDS)])
+    bw = np.where(n <= NODE_CARDS, node, np.minimum(node, SCALEOUT_GBS))
     out = np.empty((len(n), 4))
     out[:, 0] = np.log(REF["bf16"] / card.bf16_tflops)
     out[:, 1] = np.log(REF["fp32"] / card.fp32)
@@ -122,7 +123,7 @@ class Hyper:
     lam_eta_unknown: float = 0.01  # efficiency of a card without specs (its only speed parameter)
     lam_uv: float = 1.0  # low-rank terms toward 0
     lam_k: float = 0.1  # all-reduce overhead toward the common one
-    lam_group: float = 1.0  # a component's common shares, tensor fraction, overhead toward the global ones
+    lam_group: float = 0.1  # a component's common shares, tensor fraction, overhead toward the global ones
     lam_gamma: float = 1.0
     robust_scale: float = 0.15  # soft-L1 in log space: ~15% errors count as squares, larger ones linearly
     share_prior: tuple[float, float, float] = (0.45, 0.45, 0.1)  # compute, mem, host: where theta_0 is pulled (weakly)
@@ -130,8 +131,10 @@ class Hyper:
     k_prior: float = -2.0  # log overhead per unit of all-reduce traffic on an H100 node
     gamma_prior: float = 0.5  # log-log slope of the overhead in 1 / scale-up bandwidth
     eff_all: bool = False  # the card's efficiency scales memory time too, not only compute
+    host: float = 1.0  # inverse capacity of the host resource (0: no host time)
     seed: int = 0
     max_iter: int = 3000
+    ftol: float = 1e-8
 
 
 @dataclass
@@ -274,6 +277,7 @@ class ThroughputModel:
         theta_prior = np.log(np.asarray(h.share_prior, dtype=float))
         phi_prior = float(np.log(h.rho_prior / (1 - h.rho_prior)))
         s = h.robust_scale
+        hx = h.host
         sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G]
         offs = np.cumsum([0, *sizes])
 
@@ -295,7 +299,7 @@ class ThroughputModel:
             e = eta[ic]
             xc = np.exp(rr * lb + (1 - rr) * lf - e * mc)
             xm = np.exp(lm - e * mm)
-            sx = sh * np.stack([xc, xm, np.ones_like(xc)], axis=1)
+            sx = sh * np.stack([xc, xm, np.full_like(xc, hx)], axis=1)
             tau = sx.sum(axis=1)
             ov = np.exp(k[iw] + gam * lc) * hn
             pred = logn + a[iw] - np.log(tau) - np.log1p(ov) + (U[ic] * V[iw]).sum(axis=1)
@@ -372,7 +376,7 @@ class ThroughputModel:
         rng = np.random.default_rng(h.seed)
         s_init = _softmax(theta_prior)
         rr = _sigmoid(phi_prior + phi_off)[iw]
-        tau0 = s_init[0] * np.exp(rr * lb + (1 - rr) * lf) + s_init[1] * np.exp(lm) + s_init[2]
+        tau0 = s_init[0] * np.exp(rr * lb + (1 - rr) * lf) + s_init[1] * np.exp(lm) + s_init[2] * hx
         resid0 = y - logn + np.log(tau0) + np.log1p(np.exp(h.k_prior + h.gamma_prior * lc) * hn)
         a_init = np.bincount(iw, resid0, W) / np.maximum(np.bincount(iw, None, W), 1)
         p0 = np.concatenate(
@@ -397,7 +401,8 @@ class ThroughputModel:
             ]
         )
         with _one_blas_thread():
-            res = minimize(f, p0, jac=True, method="L-BFGS-B", options={"maxiter": h.max_iter, "maxfun": 2 * h.max_iter})
+            opts = {"maxiter": h.max_iter, "maxfun": 2 * h.max_iter, "ftol": h.ftol, "gtol": 1e-6}
+            res = minimize(f, p0, jac=True, method="L-BFGS-B", options=opts)
         a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _ = unpack(res.x)
         self.fitted = Fitted(
             workloads,
@@ -481,7 +486,8 @@ class ThroughputModel:
         U = np.where(kc[:, None], fz.U[ic] if C else 0.0, 0.0).reshape(N, K)
         sh = _softmax(th)
         rr = _sigmoid(ph)
-        tau = sh[:, 0] * np.exp(rr * lb + (1 - rr) * lf - eta * mc) + sh[:, 1] * np.exp(lm - eta * mm) + sh[:, 2]
+        xc = np.exp(rr * lb + (1 - rr) * lf - eta * mc)
+        tau = sh[:, 0] * xc + sh[:, 1] * np.exp(lm - eta * mm) + sh[:, 2] * self.hyper.host
         ov = np.exp(kk + fz.gamma * lc) * comm_factor(n)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) + (U * V).sum(axis=1))

@@ -1,0 +1,148 @@
+"""The command's contract: columns, order, finiteness, unknown cards, one-card workloads, bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from fedopt.cli import main
+from tests.normalize.conftest import run_cli
+
+M = """workload,card_type,cards,throughput,comment
+bert,NVIDIA H100-SXM5-80GB,8,0.186,mlperf v3.1
+bert,NVIDIA L40S,8,0.031,
+bert,Intel Gaudi2,8,0.073,
+bert,NVIDIA H100-PCIe-80GB,8,0.077,
+resnet,H100 SXM,8,0.074,
+resnet,A100-80GB,8,0.034,
+resnet,NVIDIA L40,8,0.021,
+resnet,Intel(R) Gaudi(R) 2 AI Accelerator,8,0.062,
+resnet50-bs128,k80,1,0,out of memory
+resnet50-bs128,p100,1,1.63,
+resnet50-bs128,v100,1,2.53,
+lm,v100,1,81.7,
+lm,v100,8,615.1,
+lm,p100,1,82.5,
+lm,k80,1,24.7,
+solo,H100,8,3.0,only one card
+"""
+
+Q = """card_type,workload,cards,tag
+NVIDIA H200-SXM5-141GB,bert,8,a
+H20,bert,8,b
+Ascend 910B,resnet,8,c
+AMD Instinct MI300X 192GB HBM3,resnet,8,d
+A100-SXM4-40GB,lm,4,e
+NVIDIA B200,solo,8,f
+NVIDIA A30,solo,8,g
+Totally Unknown Accelerator 3000,bert,8,h
+H100,never-measured,8,i
+k80,resnet50-bs128,2,j
+T4,resnet50-bs128,1,k
+A100,resnet50-bs128,1,l
+NVIDIA H100-SXM5-80GB,bert,8,m
+"""
+
+
+@pytest.fixture
+def files(write):
+    return write("M.csv", M), write("Q.csv", Q)
+
+
+def predict(files, tmp_path, *extra):
+    m, q = files
+    out = tmp_path / "P.csv"
+    status = main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(out), *extra])
+    return status, out
+
+
+def test_columns_order_and_finiteness(files, tmp_path):
+    status, out = predict(files, tmp_path)
+    assert status == 0
+    p = pd.read_csv(out, dtype=str, keep_default_na=False)
+    q = pd.read_csv(files[1], dtype=str, keep_default_na=False)
+    assert list(p.columns) == [*q.columns, "throughput"]
+    assert p.drop(columns="throughput").equals(q)  # same rows, same order, cells untouched
+    tp = p["throughput"].astype(float)
+    assert all(math.isfinite(v) and v >= 0 for v in tp)
+
+
+def test_predictions_are_sensible(files, tmp_path):
+    _, out = predict(files, tmp_path)
+    p = pd.read_csv(out).set_index("tag")["throughput"]
+    assert p["a"] > 0 and p["b"] > 0  # H200 and H20 from specs alone
+    assert p["a"] > p["b"]  # bert at 8: H200 well above H20 (a sixth of the compute)
+    assert p["c"] > 0 and p["d"] > p["c"]  # MI300X above 910B
+    assert p["f"] > 3.0 > p["g"] > 0  # a one-card workload: B200 above the H100 it ran on, A30 below
+    assert p["h"] > 0 and p["i"] > 0  # unknown card, never-measured workload: still finite
+    assert p["j"] == 0  # measured 0 on k80 (out of memory): ineligible at any count
+    assert p["k"] > 0  # T4 has 16 GB, as the P100 it ran on: eligible
+    assert p["l"] > 1.63  # A100 has room and is faster than P100
+    assert p["m"] == pytest.approx(0.186)  # a measured cell is returned as measured
+
+
+def test_cards_file_wins(files, tmp_path, write):
+    cards = write("cards.json", json.dumps([{"id": "H20", "vendor": "nvidia", "stack": "cuda", "memory_gb": 96,
+                                             "bf16_tflops": 1480, "mem_bw_gbs": 40000}]))  # fmt: skip
+    _, out = predict(files, tmp_path)
+    base = pd.read_csv(out).set_index("tag")["throughput"]["b"]
+    status, out = predict(files, tmp_path, "--cards", str(cards))
+    assert status == 0
+    boosted = pd.read_csv(out).set_index("tag")["throughput"]["b"]
+    assert boosted > 2 * base
+
+
+def test_subprocess_interface(files, tmp_path):
+    m, q = files
+    out = tmp_path / "P.csv"
+    r = run_cli("normalize", "--measurements", str(m), "--query", str(q), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert len(pd.read_csv(out)) == len(pd.read_csv(q))
+    assert "Totally Unknown Accelerator 3000" in r.stderr  # a note, not an error
+
+
+BAD = [
+    ("M.csv", "workload,card_type,throughput\nbert,H100,1\n", "missing column(s) cards"),
+    ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,fast\n", "line 2, column throughput: not a number"),
+    ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,1\nbert,A100,0,1\n", "line 3, column cards"),
+    ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,-1\n", "line 2, column throughput"),
+    ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,nan\n", "line 2, column throughput"),
+    ("M.csv", "workload,card_type,cards,throughput\nbert,,8,1\n", "line 2, column card_type: empty"),
+    ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,0\n", "no positive throughput"),
+    ("M.csv", "", "empty file"),
+    ("Q.csv", "workload,card_type\nbert,H100\n", "missing column(s) cards"),
+    ("Q.csv", "workload,card_type,cards\nbert,H100,2.5\n", "line 2, column cards"),
+]
+
+
+@pytest.mark.parametrize(("which", "text", "message"), BAD)
+def test_bad_input_exits_2_and_writes_nothing(files, tmp_path, write, capsys, which, text, message):
+    m, q = files
+    bad = write("bad.csv", text)
+    m, q = (bad, q) if which == "M.csv" else (m, bad)
+    out = tmp_path / "P.csv"
+    status = main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert message in err and "bad.csv" in err
+    assert not out.exists()
+
+
+def test_bad_cards_file(files, tmp_path, write, capsys):
+    cards = write("cards.json", json.dumps([{"id": "X", "bf16_tflops": "lots", "mem_bw_gbs": 1}]))
+    status, out = predict(files, tmp_path, "--cards", str(cards))
+    assert status == 2
+    assert "cards.json: [0].bf16_tflops" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_missing_files_and_modes(files, tmp_path, capsys):
+    m, q = files
+    assert main(["normalize", "--measurements", str(tmp_path / "nope.csv"), "--query", str(q), "--out", str(tmp_path / "P")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["normalize", "--measurements", str(m), "--query", str(q)]) == 2
+    assert "missing --out" in capsys.readouterr().err
+    assert main(["normalize", "--evaluate", "--table", "x.json"]) == 2
