@@ -47,6 +47,31 @@ def moves_conflicts(inst: Instance) -> list[str]:
     return [f"max_moves {n}: {len(stuck)} running jobs cannot keep their placements ({names})"]
 
 
+def unplaceable_jobs(inst: Instance) -> dict[str, str]:
+    """Jobs that no plan can place, by name, with the reason (for the plan's stats)."""
+    out: dict[str, str] = {}
+    reachable = np.zeros(inst.n_jobs, dtype=bool)
+    for j in np.flatnonzero(inst.pool_ok.any(axis=1)):
+        g = inst.job_granularity[j]
+        caps = inst.pool_cards[inst.pool_ok[j]]
+        totals = inst.job_totals[j][inst.job_totals[j] % g == 0]
+        # the most it could get: its max_parts largest eligible pools (split or not)
+        room = np.sort(caps // g * g)[::-1][: inst.job_max_parts[j]].sum()
+        reachable[j] = len(totals) > 0 and totals.min() <= room
+        if not reachable[j]:
+            out[inst.job_ids[j]] = "its smallest allowed size exceeds every eligible pool (or combination it may split over)"
+    for j in np.flatnonzero(~inst.pool_ok.any(axis=1)):
+        job = inst.doc.jobs[j]
+        if not inst.type_ok[j].any():
+            why = "no card type fits (memory, stack, card_types allow-list, or rate 0)"
+        elif not inst.region_ok[j].any():
+            why = "no allowed region reaches its data" if job.data else "no allowed region"
+        else:
+            why = "no pool of an eligible card type in an allowed region"
+        out[inst.job_ids[j]] = why
+    return out
+
+
 def raise_if_pinned_infeasible(inst: Instance) -> None:
     conflicts = pinned_conflicts(inst) + moves_conflicts(inst)
     if conflicts:

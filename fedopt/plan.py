@@ -144,6 +144,10 @@ class Result:
         t = self.stats.get("seconds", {})
         if t:
             lines.append("time    " + "  ".join(f"{k} {v:.2f}s" for k, v in t.items()))
+        never = self.stats.get("unplaceable") or {}
+        if never:
+            shown = ", ".join(list(never)[:8]) + (" ..." if len(never) > 8 else "")
+            lines.append(f"never placeable ({len(never)}): {shown}")
         for note in self.stats.get("notes", []):
             lines.append(f"note: {note}")
         return "\n".join(lines)

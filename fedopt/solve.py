@@ -139,7 +139,9 @@ def solve(
 
         out = solve_pop(inst, pop_parts, seed, backend, deadline, workers=opts.threads if threads is not None else None)
     seconds = {"load": t_loaded - t_start, "solve": time.perf_counter() - t_loaded, "total": time.perf_counter() - t_start}
-    stats = out.stats | {"method": chosen, "seconds": seconds, "history": progress.history}
+    from fedopt.feasibility import unplaceable_jobs
+
+    stats = out.stats | {"method": chosen, "seconds": seconds, "history": progress.history, "unplaceable": unplaceable_jobs(inst)}
     result = Result(
         inst,
         out.placements,

@@ -80,3 +80,41 @@ def test_memory_guard_refuses_before_building():
     assert guard_memory(inst, "colgen", 1000) > 0
     with pytest.raises(TooLargeError, match="GiB"):
         guard_memory(inst, "exact", 400_000, limit=1 << 20)
+
+
+def test_unplaceable_jobs_named_in_stats():
+    import fedopt
+    from tests.conftest import tiny_doc
+
+    doc = tiny_doc("eligibility")
+    doc["jobs"][0]["memory_gb"] = 500  # no card has that much memory
+    doc["jobs"][1]["cards"] = 64  # larger than any pool it may use
+    r = fedopt.solve(parse_instance(doc))
+    never = r.stats["unplaceable"]
+    assert "no card type fits" in never["BIG"]
+    assert "exceeds every eligible pool" in never["ASC"]
+    assert "never placeable (2)" in r.summary()
+
+
+def test_threads_do_not_change_the_plan(tmp_path):
+    inst_path = tmp_path / "m.json"
+    inst_path.write_text(json.dumps(generate("m", seed=3)))
+    outs = []
+    for threads in (1, 2):
+        plan = tmp_path / f"p{threads}.json"
+        r = subprocess.run(
+            _solve_cmd(inst_path, "-o", plan, "--threads", threads, "--reproducible", "-q"),
+            cwd=ROOT,
+            capture_output=True,
+            timeout=300,
+        )
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(plan.read_text())
+        doc["solver"].pop("threads")
+        outs.append(doc)
+    assert outs[0] == outs[1]
+
+
+def test_100k_card_instance_loads():
+    inst = parse_instance(json.dumps(generate("xl", seed=1)))
+    assert inst.pool_cards.sum() >= 100_000
