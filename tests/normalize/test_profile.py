@@ -1,0 +1,80 @@
+"""Profile-only prediction (the roofline of spec section 3), calibrated efficiencies, memory fit."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from fedopt.normalize.catalog import card_type
+from fedopt.normalize.model import ThroughputModel
+from fedopt.normalize.roofline import CardSpec, calibrated, profile_rate, profile_rate_calibrated
+
+
+def spec(name: str) -> CardSpec:
+    c = card_type(name)
+    return CardSpec(name, c.bf16_tflops, c.mem_bw_gbs, c.memory_gb, c.scaleup_gbs)
+
+
+H100, H20, A100, B910, L4 = (spec(n) for n in ("H100-SXM-80GB", "H20-96GB", "A100-SXM4-80GB", "Ascend-910B", "L4"))
+
+
+def test_compute_bound_profile_is_one_on_the_reference():
+    assert profile_rate(1.0, 0.0, 0.0, 10, H100, H100) == pytest.approx(1.0)
+    assert profile_rate_calibrated(1.0, 0.0, 0.0, 10, H100, H100) == pytest.approx(1.0)
+
+
+def test_h20_is_slow_for_pretraining_and_close_for_decoding():
+    pretrain = {c.id: profile_rate(1.0, 1.0, 0.4, 60, c, H100) for c in (H100, H20, A100)}
+    decode = {c.id: profile_rate(1.0, 40.0, 0.0, 60, c, H100) for c in (H100, H20, A100)}  # batched decoding
+    assert pretrain["H20-96GB"] < 0.25 * pretrain["H100-SXM-80GB"]  # a sixth of the compute
+    assert decode["H20-96GB"] > decode["H100-SXM-80GB"]  # more memory bandwidth than an H100
+    assert decode["A100-SXM4-80GB"] < decode["H20-96GB"]
+
+
+def test_memory_fit_of_a_profile():
+    assert profile_rate(1.0, 4.0, 0.1, 70, L4, H100) == 0.0  # 70 GB on a 24 GB card: ineligible
+    assert profile_rate(1.0, 4.0, 0.1, 20, L4, H100) > 0
+
+
+def test_calibrated_efficiency_is_opt_in_and_relative_to_the_reference():
+    assert H20.efficiency == 1.0  # plain specs stay plain
+    cal = calibrated(H20, H100, params={"cards": {"H20-96GB": {"efficiency": 0.5}, "H100-SXM-80GB": {"efficiency": 1.0}}})
+    assert cal.efficiency == pytest.approx(0.5)
+    params = {"cards": {"H100-SXM-80GB": {"efficiency": 0.8}}, "architectures": {"nvidia-hopper": 0.8}, "vendors": {},
+              "common": {"efficiency": 1.0}}  # fmt: skip
+    # H20 is not measured: it takes its architecture's (Hopper's) efficiency, so relative to the H100 it is 1
+    assert calibrated(H20, H100, params=params).efficiency == pytest.approx(1.0)
+    assert calibrated(B910, H100, params=params).efficiency == pytest.approx(1.0 / 0.8)
+    # the shipped calibration: every card gets a positive finite efficiency
+    for c in (H100, H20, A100, B910, L4):
+        assert 0.2 < calibrated(c, H100).efficiency < 5
+
+
+def test_memory_fit_from_measured_zeros():
+    m = pd.DataFrame(
+        {
+            "workload": ["big"] * 4 + ["small"] * 2,
+            "card_type": ["k80", "T4", "V100-SXM2-32GB", "A100-SXM4-80GB", "k80", "A100-SXM4-80GB"],
+            "cards": 1,
+            "throughput": [0.0, 0.0, 2.0, 5.0, 1.0, 6.0],
+        }
+    )
+    model = ThroughputModel().fit(m)
+    q = pd.DataFrame(
+        {"workload": ["big", "big", "big", "small"], "card_type": ["P100-16GB", "L4", "H100", "P100-16GB"], "cards": 1}
+    )
+    p = model.predict(q)
+    assert p[0] == 0.0  # 16 GB: no more than the T4 it failed on, less than the V100 it ran on
+    assert p[1] > 0  # 24 GB: more than any card it failed on
+    assert p[2] > 5.0 and p[3] > 0
+
+
+def test_workload_on_one_card_and_unknown_card():
+    m = pd.DataFrame(
+        {"workload": ["a", "a", "b"], "card_type": ["H100", "A100", "H100"], "cards": 8, "throughput": [2.0, 1.0, 10.0]}
+    )
+    model = ThroughputModel().fit(m)
+    q = pd.DataFrame({"workload": ["b", "b", "b", "c"], "card_type": ["B200", "A30", "no such card", "H100"], "cards": 8})
+    p = model.predict(q)
+    assert p[0] > 10.0 > p[1] > 0  # from specs, with the common shares
+    assert p[2] > 0 and p[3] > 0
