@@ -7,6 +7,7 @@ pool is marked incomplete, and the exact method's bound then covers only what wa
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from itertools import combinations
 
@@ -75,6 +76,7 @@ def split_columns(inst: Instance, budget: int = DEFAULT_SPLIT_BUDGET, jobs: np.n
     job_l, type_l, total_l, ptr_l, cl_l, cnt_l = [], [], [], [0], [], []
     made = 0
     complete = True
+    skipped: set[int] = set()
     notes: list[str] = []
     ok = inst.pool_ok
     candidates = np.flatnonzero(inst.job_max_parts >= 2) if jobs is None else [j for j in jobs if inst.job_max_parts[j] >= 2]
@@ -102,6 +104,9 @@ def split_columns(inst: Instance, budget: int = DEFAULT_SPLIT_BUDGET, jobs: np.n
                             units = total // g
                             if units < k or caps.sum() < units:
                                 continue
+                            if math.comb(units - 1, k - 1) > budget - made:
+                                skipped.add(int(j))  # too many ways to split this total: leave it out
+                                continue
                             comps = _compositions(units, k)
                             comps = comps[(comps <= caps).all(axis=1)]
                             if made + len(comps) > budget:
@@ -120,6 +125,10 @@ def split_columns(inst: Instance, budget: int = DEFAULT_SPLIT_BUDGET, jobs: np.n
         if not complete:
             notes.append(f"split enumeration stopped at the budget of {budget} columns (job {inst.job_ids[j]})")
             break
+    if skipped:
+        complete = False
+        names = ", ".join(inst.job_ids[j] for j in sorted(skipped)[:5])
+        notes.append(f"splits with too many compositions left out for {len(skipped)} jobs ({names})")
     if not job_l:
         pool = ColumnPool.empty(inst)
         pool.complete = complete

@@ -10,8 +10,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-NonNegInt = Annotated[int, Field(ge=0)]
-PosInt = Annotated[int, Field(ge=1)]
+# Counts are bounded so that arrays stay int64 and a typo like 10**30 is an input error.
+MAX_COUNT = 10**9
+NonNegInt = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+PosInt = Annotated[int, Field(ge=1, le=MAX_COUNT)]
 NonNegFloat = Annotated[float, Field(ge=0)]
 PosFloat = Annotated[float, Field(gt=0)]
 
@@ -77,7 +79,7 @@ class ElasticCards(_Model):
 
 
 class Split(_Model):
-    max_parts: PosInt = 1
+    max_parts: Annotated[int, Field(ge=1, le=64)] = 1
     scope: Literal["region", "federation"] = "region"
     sync_gbps: NonNegFloat = 0.0
 
@@ -150,7 +152,7 @@ class Weights(_Model):
 
 
 class Horizon(_Model):
-    slots: PosInt
+    slots: Annotated[int, Field(ge=1, le=10_000)]
     slot_hours: PosFloat = 1.0
 
 

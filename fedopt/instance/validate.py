@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from fedopt.errors import InputError, InputErrors
 from fedopt.instance.schema import ElasticCards, InstanceDoc
 
+MAX_TOTALS = 10_000  # allowed totals of one elastic job
+
 
 def _unique_ids(items: Iterable, field: str, errors: list[InputError]) -> dict[str, int]:
     index: dict[str, int] = {}
@@ -67,6 +69,8 @@ def validate_references(doc: InstanceDoc, source: str | None = None) -> None:
             _known(job.tenant, tenants, f"{p}.tenant", "tenant", errors)
         if isinstance(job.cards, ElasticCards) and job.cards.min > job.cards.max:
             errors.append(InputError(f"{p}.cards", f"min {job.cards.min} > max {job.cards.max}"))
+        elif isinstance(job.cards, ElasticCards) and (job.cards.max - job.cards.min) // job.cards.step >= MAX_TOTALS:
+            errors.append(InputError(f"{p}.cards", f"more than {MAX_TOTALS} allowed totals; use a larger step"))
         for k, t in enumerate(job.card_types or []):
             _known(t, types, f"{p}.card_types[{k}]", "card type", errors)
         for k, r in enumerate(job.regions or []):
