@@ -1,5 +1,29 @@
-"""Multi-card compute normalization: a job's rate on every card type, in reference-card units."""
+"""Multi-card compute normalization: a job's rate on every card type, in reference-card units.
+
+- ``roofline``: the profile-only model (``profile_rate``; ``calibrated`` opts into calibrated
+  per-card efficiencies);
+- ``model.ThroughputModel``: throughput on any card from its specs and the job's measurements
+  on other cards; ``evaluate``: leave-one-card-out against spec-ratio baselines;
+- ``table.rate_table``: an instance's job (class) x card type rate table;
+- ``catalog``, ``cards``: the accelerator catalog and card names matched to it.
+
+docs/normalize.md describes the model, the profile fields and the evaluation.
+"""
 
 from fedopt.normalize.roofline import CardSpec, profile_rate
 
-__all__ = ["CardSpec", "profile_rate"]
+
+def __getattr__(name: str):
+    # heavier parts load on first use (the instance loader imports this package for profile_rate)
+    if name == "rate_table":
+        from fedopt.normalize.table import rate_table
+
+        return rate_table
+    if name == "ThroughputModel":
+        from fedopt.normalize.model import ThroughputModel
+
+        return ThroughputModel
+    raise AttributeError(name)
+
+
+__all__ = ["CardSpec", "ThroughputModel", "profile_rate", "rate_table"]

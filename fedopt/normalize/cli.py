@@ -50,7 +50,8 @@ def _predict(args) -> int:
     write_atomic(args.out, buf.getvalue())
     unknown = sorted({c for c in query["card_type"] if resolver.resolve(c) is None})
     if unknown and not args.quiet:
-        _out(f"fedopt: note: no specs for card type(s) {', '.join(map(repr, unknown))}: predicted as a typical card", True)
+        names = ", ".join(map(repr, unknown))
+        _out(f"fedopt: note: no specs for card type(s) {names}: a typical card, scaled by its own measurements if any", True)
     if not args.quiet:
         _out(f"wrote {args.out}: {len(raw)} predictions from {int((meas['throughput'] > 0).sum())} measurements", True)
     return 0
@@ -58,7 +59,7 @@ def _predict(args) -> int:
 
 def _evaluate(args) -> int:
     from fedopt.normalize.data import MEASUREMENT_COLUMNS, read_table, shared_measurements
-    from fedopt.normalize.evaluate import by_card, format_summary, leave_one_card_out, summary
+    from fedopt.normalize.evaluate import by_card, format_summary, leave_one_card_out, summary, targets
 
     if args.measurements:
         data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
@@ -71,7 +72,10 @@ def _evaluate(args) -> int:
     if res.empty:
         raise InputError("--measurements", "no card can be left out: need measurements of a workload on two card types")
     _out(f"leave-one-card-out on {what}: absolute relative error of held-out throughputs")
-    _out(format_summary(summary(res)))
+    tab = summary(res)
+    _out(format_summary(tab))
+    _out("")
+    _out("targets: " + "\n         ".join(targets(tab)))
     if args.by_card:
         _out("")
         _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))

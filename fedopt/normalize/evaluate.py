@@ -131,8 +131,31 @@ def format_summary(tab: pd.DataFrame) -> str:
 
 
 def by_card(res: pd.DataFrame) -> pd.DataFrame:
-    g = res.assign(e_model=errors(res, "pred"), e_peak=errors(res, "base_bf16_tflops") if "base_bf16_tflops" in res else np.nan)
-    return g.groupby("card").agg(rows=("pred", "size"), model_median=("e_model", "median"), peak_median=("e_peak", "median"))
+    """Median errors per held-out card: model, peak-TFLOPS ratio, memory-bandwidth ratio."""
+    g = res.assign(model=errors(res, "pred"))
+    cols = {"model": ("model", "median")}
+    for name, col in (("peak_tflops", "base_bf16_tflops"), ("mem_bw", "base_mem_bw_gbs")):
+        if col in res:
+            g[name] = errors(res, col)
+            cols[name] = (name, "median")
+    return g.groupby("card").agg(rows=("pred", "size"), **cols)
 
 
-__all__ = ["Card", "by_card", "errors", "format_summary", "leave_one_card_out", "summary"]
+def targets(tab: pd.DataFrame, limit: float = 0.15) -> list[str]:
+    """One line per data set: does the median meet ``limit`` and half the peak-TFLOPS baseline's?"""
+    out = []
+    for r in tab.to_dict("records"):
+        if "peak_tflops_median" not in r:
+            continue
+        a = r["model_median"] <= limit
+        b = r["model_median"] <= 0.5 * r["peak_tflops_median"]
+        out.append(
+            f"{r['data']}: median {100 * r['model_median']:.1f}% "
+            f"{'<=' if a else '>'} {100 * limit:.0f}% ({'met' if a else 'NOT met'}); "
+            f"{'<=' if b else '>'} half the peak-TFLOPS baseline's {50 * r['peak_tflops_median']:.1f}% "
+            f"({'met' if b else 'NOT met'})"
+        )
+    return out
+
+
+__all__ = ["Card", "by_card", "errors", "format_summary", "leave_one_card_out", "summary", "targets"]

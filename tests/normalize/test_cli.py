@@ -146,3 +146,10 @@ def test_missing_files_and_modes(files, tmp_path, capsys):
     assert main(["normalize", "--measurements", str(m), "--query", str(q)]) == 2
     assert "missing --out" in capsys.readouterr().err
     assert main(["normalize", "--evaluate", "--table", "x.json"]) == 2
+
+
+def test_evaluate_on_given_measurements(files, capsys):
+    m, _ = files
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--by-card"]) == 0
+    out = capsys.readouterr().out
+    assert "| all |" in out and "peak-TFLOPS" in out and "targets:" in out

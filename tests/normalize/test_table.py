@@ -59,3 +59,11 @@ def test_table_command(capsys):
     assert main(["normalize", "--table", str(TINY / "eligibility.json")]) == 0
     out = capsys.readouterr().out
     assert "reference: H100" in out and "910B" in out
+
+
+def test_table_json(capsys):
+    import json
+
+    assert main(["normalize", "--table", str(TINY / "eligibility.json"), "--by-job", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["reference"] == "H100" and data["rows"]["ASC"]["910B"] == 0.6
