@@ -265,7 +265,7 @@ class ColumnGeneration:
         self._cg_loop(t0 + span * self.lp_share, record_bound=True)
         # 2. diving: fix the most decided placements, re-price around them, until integral
         if self.lp_obj is not None and not self.lp_dead:
-            self._dive(t0 + span * (self.lp_share + self.dive_share))
+            self._relax_and_fix(t0 + span * (self.lp_share + self.dive_share))
             self._add_near_optimal()
         # 3. the MIP over every generated column, from the best plan so far
         mp = self.columns.master()
@@ -370,45 +370,52 @@ class ColumnGeneration:
                 return self._solve_lp(until)
         return True
 
-    def _dive(self, until: float) -> None:
-        """Fix placements the LP has decided, then the most-chosen fractional ones, re-pricing."""
-        fixed: list[int] = []
-        n = self.columns.n
-        while time.perf_counter() < until and not self.lp_dead and not self._stopping():
-            x = np.asarray(self.h.getSolution().col_value)
-            frac = (x > 1e-6) & (x < 1 - 1e-6)
-            if not frac.any():
-                self._offer(np.round(x), "dive")
-                break
-            ones = np.zeros(0, dtype=np.int64)
-            cand = np.flatnonzero(frac)
-            k = max(1, len(cand) // 20)
-            pick = cand[np.argsort(-x[cand], kind="stable")[:k]]
-            # one column per job
-            _, first = np.unique(self.columns_job()[pick], return_index=True)
-            pick = pick[np.sort(first)]
-            new = np.concatenate([ones, pick]).astype(np.int32)
-            self.h.changeColsBounds(len(new), new, np.ones(len(new)), np.ones(len(new)))
-            fixed.extend(new.tolist())
-            if not self._cg_loop(until, record_bound=False, max_rounds=3):
-                if self.lp_dead or time.perf_counter() >= until:
-                    break
-                # infeasible: release the fractional picks and forbid them
-                self.h.changeColsBounds(len(pick), pick.astype(np.int32), np.zeros(len(pick)), np.zeros(len(pick)))
-                fixed = [c for c in fixed if c not in set(pick.tolist())]
-                if not self._solve_lp(until):
-                    break
-            x = np.asarray(self.h.getSolution().col_value)
-            # an LP-guided greedy plan at every step: anytime
-            mp = self.columns.master()
-            order = np.lexsort((-mp.c / np.maximum(mp.cols.total, 1), -np.round(x, 6)))
-            self._offer(greedy_x(mp, order=order), "dive")
-        # release every bound for the MIP (which is built apart) and later use
-        m = self.columns.n
-        if self.lp_dead:
+    def _relax_and_fix(self, until: float) -> None:
+        """Keep what the root LP decided, solve the undecided rest as a small MIP.
+
+        Columns at 1 in the LP are fixed; the MIP runs over every other job's columns within
+        what the fixed ones leave of each limit. Near the LP when the LP is mostly integral.
+        """
+        if self.lp_dead or self.columns.n == 0:
             return
-        self.h.changeColsBounds(m, np.arange(m, dtype=np.int32), np.zeros(m), np.ones(m))
-        _ = n
+        x_lp = np.asarray(self.h.getSolution().col_value)
+        mp = self.columns.master()
+        x_lp = np.concatenate([x_lp, np.zeros(mp.n_cols - len(x_lp))])[: mp.n_cols]
+        fixed = x_lp >= 1 - 1e-6
+        fixed_jobs = np.zeros(self.inst.n_jobs, dtype=bool)
+        fixed_jobs[mp.cols.job[fixed]] = True
+        free = np.flatnonzero(~fixed_jobs[mp.cols.job])
+        used = mp.A @ fixed.astype(float)
+        sub = MasterProblem(
+            mp.cols.subset(free),
+            mp.c[free],
+            mp.constant + float(mp.c[fixed].sum()),
+            mp.A[:, free].tocsr(),
+            mp.lo - used,
+            mp.hi - used,
+            mp.rows,
+            mp.row_index,
+        )
+        start = np.zeros(sub.n_cols)
+        hint = greedy_x(sub, start=start) if sub.n_cols else start
+        remaining = until - time.perf_counter()
+        x_sub = hint
+        if sub.n_cols and remaining > 0.3:
+            res = HighsBackend().solve_mip(
+                sub,
+                SolveOptions(
+                    time_limit=max(0.2, remaining * 0.9 - 0.3),
+                    mip_gap=self.opts.mip_gap,
+                    seed=self.opts.seed,
+                    hint=hint,
+                    should_stop=self.opts.should_stop,
+                ),
+            )
+            if res.x is not None and sub.is_feasible(res.x) and sub.objective_of(res.x) >= sub.objective_of(hint):
+                x_sub = res.x
+        x = fixed.astype(float)
+        x[free] = x_sub
+        self._offer(x, "fix")
 
     def _add_near_optimal(self, per_job: int = 20) -> None:
         """Add the single placements whose reduced cost at the root duals is within the gap:
