@@ -14,8 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field
 MAX_COUNT = 10**9
 NonNegInt = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 PosInt = Annotated[int, Field(ge=1, le=MAX_COUNT)]
-NonNegFloat = Annotated[float, Field(ge=0)]
-PosFloat = Annotated[float, Field(gt=0)]
+# Magnitudes are bounded too: far beyond any real fleet, near enough that sums stay exact in floats.
+MAX_VALUE = 1e9
+NonNegFloat = Annotated[float, Field(ge=0, le=MAX_VALUE)]
+PosFloat = Annotated[float, Field(gt=0, le=MAX_VALUE)]
+Weight = Annotated[float, Field(ge=0, le=1e6)]
+Priority = Annotated[float, Field(gt=0, le=1e6)]
 
 
 class _Model(BaseModel):
@@ -117,7 +121,7 @@ class Profile(_Model):
 class Job(_Model):
     id: str = Field(min_length=1)
     tenant: str | None = None
-    priority: PosFloat = 1.0
+    priority: Priority = 1.0
     kind: Literal["train", "infer"] = "train"
     cards: PosInt | ElasticCards
     granularity: PosInt = 1
@@ -125,7 +129,7 @@ class Job(_Model):
     stack: str | None = None
     card_types: list[str] | None = None
     regions: list[str] | None = None
-    throughput: dict[str, NonNegFloat] = Field(default_factory=dict)
+    throughput: dict[str, Annotated[float, Field(ge=0, le=1e6)]] = Field(default_factory=dict)
     profile: Profile | None = None
     split: Split = Field(default_factory=Split)
     data: list[DataRead] = Field(default_factory=list)
@@ -144,11 +148,11 @@ class SpanEfficiency(_Model):
 
 
 class Weights(_Model):
-    throughput: NonNegFloat = 1.0
-    completion: NonNegFloat = 1.0
-    egress: NonNegFloat = 1.0
-    migration: NonNegFloat = 1.0
-    preemption: NonNegFloat = 1.0
+    throughput: Weight = 1.0
+    completion: Weight = 1.0
+    egress: Weight = 1.0
+    migration: Weight = 1.0
+    preemption: Weight = 1.0
 
 
 class Horizon(_Model):
