@@ -42,7 +42,7 @@ def read_table(path: str | Path, columns: tuple[str, ...], what: str, raw: bool 
     """
     src = str(path)
     try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, encoding="utf-8-sig")
     except FileNotFoundError:
         raise InputError(what, f"no such file: {src}") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -115,6 +115,9 @@ class Hyper:
     rank: int = 2
     lam_theta: float = 0.03  # share logits toward the common logits
     lam_share: float = 0.3  # shares toward the common shares (share space: a share can reach 0)
+    adapt_shrink: bool = True  # scale both by share_spread / the group's spread of shares (refit)
+    share_spread: float = 0.002
+    shrink_min: float = 0.01
     lam_rho: float = 0.3  # tensor-fraction logit toward the common one
     lam_eta: float = 10.0  # card efficiency toward its architecture's
     lam_arch: float = 10.0  # an architecture's efficiency toward its vendor's
@@ -127,7 +130,7 @@ class Hyper:
     lam_gamma: float = 1.0
     robust_scale: float = 0.15  # soft-L1 in log space: ~15% errors count as squares, larger ones linearly
     share_prior: tuple[float, float, float] = (0.45, 0.45, 0.1)  # compute, mem, host: where theta_0 is pulled (weakly)
-    rho_prior: float = 0.8
+    rho_prior: float = 0.9
     k_prior: float = -2.0  # log overhead per unit of all-reduce traffic on an H100 node
     gamma_prior: float = 0.5  # log-log slope of the overhead in 1 / scale-up bandwidth
     eff_all: bool = False  # the card's efficiency scales memory time too, not only compute
@@ -253,10 +256,14 @@ class ThroughputModel:
         lam_eta = np.array([h.lam_eta_unknown if c.startswith("?") else h.lam_eta for c in cards])
         prior_off = np.array([self.card_priors.get(c, 0.0) for c in cards])
 
-        # a workload never measured on a card with matrix units shows no use of them
+        # a workload measured only on cards without matrix units (K80, P100) shows no use of them
         tensor_w = np.zeros(W, dtype=bool)
+        known_w = np.zeros(W, dtype=bool)
         for w, c in set(zip(iw.tolist(), ic.tolist(), strict=True)):
-            tensor_w[w] |= has_tensor(self._card(cards[c]))
+            card = self._card(cards[c])
+            tensor_w[w] |= has_tensor(card)
+            known_w[w] |= card is not None
+        tensor_w |= ~known_w  # no card with specs: no evidence either way
         phi_off = np.where(tensor_w, 0.0, NO_TENSOR)
 
         # connected components of the workload-card graph: workloads that share no card share only the global priors
@@ -324,14 +331,16 @@ class ThroughputModel:
             # the global theta_0, theta_0 weakly toward the prior
             tg = thg[wg]
             d = th - tg
-            loss += h.lam_theta * (d**2).sum()
-            gth += 2 * h.lam_theta * d
-            gthg = -2 * h.lam_theta * np.stack([np.bincount(wg, d[:, j], G) for j in range(R)], axis=1)
+            lt = h.lam_theta * shrink["w"][:, None]
+            loss += (lt * d**2).sum()
+            gth += 2 * lt * d
+            gthg = -2 * np.stack([np.bincount(wg, lt[:, 0] * d[:, j], G) for j in range(R)], axis=1)
             s0 = _softmax(tg)
             ds = sw - s0
-            loss += h.lam_share * (ds**2).sum()
-            gth += 2 * h.lam_share * sw * (ds - (ds * sw).sum(axis=1, keepdims=True))
-            gs0 = -2 * h.lam_share * s0 * (ds - (ds * s0).sum(axis=1, keepdims=True))
+            ls = h.lam_share * shrink["w"][:, None]
+            loss += (ls * ds**2).sum()
+            gth += 2 * ls * sw * (ds - (ds * sw).sum(axis=1, keepdims=True))
+            gs0 = -2 * ls * s0 * (ds - (ds * s0).sum(axis=1, keepdims=True))
             gthg += np.stack([np.bincount(wg, gs0[:, j], G) for j in range(R)], axis=1)
             d = thg - th0
             loss += h.lam_group * (d**2).sum() + 0.01 * ((th0 - theta_prior) ** 2).sum()
@@ -373,6 +382,7 @@ class ThroughputModel:
             grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg])
             return loss, grad
 
+        shrink = {"w": np.ones(W)}
         rng = np.random.default_rng(h.seed)
         s_init = _softmax(theta_prior)
         rr = _sigmoid(phi_prior + phi_off)[iw]
@@ -402,7 +412,16 @@ class ThroughputModel:
         )
         with _one_blas_thread():
             opts = {"maxiter": h.max_iter, "maxfun": 2 * h.max_iter, "ftol": h.ftol, "gtol": 1e-6}
-            res = minimize(f, p0, jac=True, method="L-BFGS-B", options=opts)
+            first = opts | {"ftol": 1e-6} if h.adapt_shrink else opts  # only the shares' spread is read from it
+            res = minimize(f, p0, jac=True, method="L-BFGS-B", options=first)
+            if h.adapt_shrink:
+                # empirical Bayes: shrink each group's shares as much as its workloads agree. Groups of
+                # similar workloads (Gavel's) keep a strong prior, groups of different ones (a
+                # pre-training and a decoding job) a weak one; then refit from the first fit.
+                sw = _softmax(unpack(res.x)[1])
+                spread = np.array([((sw[wg == g] - sw[wg == g].mean(axis=0)) ** 2).sum(axis=1).mean() for g in range(G)])
+                shrink["w"] = np.clip(h.share_spread / np.maximum(spread, 1e-9), h.shrink_min, 10.0)[wg]
+                res = minimize(f, res.x, jac=True, method="L-BFGS-B", options=opts)
         a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _ = unpack(res.x)
         self.fitted = Fitted(
             workloads,
