@@ -129,4 +129,7 @@ def mlperf(paths: list[Path] = MLPERF_CSVS, cards: int = MLPERF_CARDS) -> pd.Dat
 
 def shared_measurements() -> pd.DataFrame:
     """Gavel and MLPerf (8 accelerators) in the measurement format, with a ``source`` column."""
+    missing = [str(p) for p in (GAVEL_CSV, *MLPERF_CSVS) if not p.exists()]
+    if missing:
+        raise InputError("shared data", f"not found: {', '.join(missing)} (give --measurements instead)")
     return pd.concat([gavel(), mlperf()], ignore_index=True)
