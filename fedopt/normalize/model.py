@@ -11,7 +11,8 @@ card's inverse capacity relative to it:
       (s_host: time no accelerator shortens: input pipeline, host, kernel launches)
 
     throughput(w, c, n) = n * exp(a_w) / tau(w, c) / (1 + o_w(c, n)) * exp(u_c . v_w)
-      o_w(c, n) = exp(k_w) * 2 (n - 1) / n * (900 / scaleup_gbs)^gamma    multi-card overhead
+      o_w(c, n) = exp(k_w) * 2 (n - 1) / n * (900 / B_c(n))^gamma    multi-card overhead
+      B_c(n): scale-up bandwidth (PCIe past 2 cards for NVLink-bridge cards; <= 50 GB/s past 8)
 
 ``s_w = softmax(theta_w)`` are the workload's time shares, ``rho_w`` the share of its compute on
 matrix (tensor) units (FP32 vector peak at 0, dense BF16 peak at 1), ``a_w`` its scale, ``k_w``
@@ -20,12 +21,14 @@ its all-reduce overhead (ring traffic 2 (n-1)/n; past one node of 8 cards the sc
 low-rank (collaborative filtering) correction of the job x card matrix.
 
 Fit: least soft-L1 error in log throughput (errors past ~15% count linearly), with shrinkage:
-theta_w toward common theta_0 (logits and shares), rho_w toward rho_0, k_w toward k_0, eta_c toward
-its architecture's efficiency, that toward its vendor's, that toward a common mu (~0), u, v toward
-0. A workload never measured on a card with matrix units has rho_w = 0 (nothing shows it uses
-them). Predicting: a card not in the fit takes its architecture's (else vendor's, else the common)
-efficiency and u = 0, so it is predicted from its specs; a workload measured on one card keeps its
-scale and takes the common shares; a workload never measured takes the average scale.
+theta_w, rho_w, k_w toward their group's (a group: a connected set of workloads and cards), those
+weakly toward global ones; the shares' strength set per group from how much its workloads agree
+(empirical Bayes, a second fit); eta_c toward its architecture's efficiency, that toward its
+vendor's, that toward a common mu (~0); u, v toward 0. A workload measured only on cards without
+matrix units has rho_w = 0 (nothing shows it uses them). Predicting: a card not in the fit takes
+its architecture's (else vendor's, else the common) efficiency and u = 0, so it is predicted from
+its specs; a workload measured on one card keeps its scale and takes its group's shares; a
+workload never measured takes the average scale and the global shares.
 
 Memory fit: a measured 0 means the job could not run there (out of memory); a card with no more
 memory than the largest card the job failed on (and less than the smallest it ran on) is
