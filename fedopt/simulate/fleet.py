@@ -1,0 +1,192 @@
+"""The fleet a simulation runs on, and trace jobs mapped onto it as ``fedopt generate`` does.
+
+The fleet is a generator preset (its card types, regions, links, clusters and datasets, made by
+:func:`fedopt.generate.generate` with the same seed) or a model-v1 instance file (whose jobs and
+tenants are ignored). A trace job keeps its arrival, card count and duration; it gets a workload
+class, rates on every card type, a stack, node granularity, elasticity, splitting, a dataset
+and a region allow-list with the generator's probabilities. Its work, in normalized
+card-hours, is ``duration x cards x rate on the work card`` (A100 by default: a mid card), so a
+faster card finishes it sooner and a slower one later.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from fedopt.errors import InputError
+from fedopt.generate import PRESETS, WORKLOADS, _specs, generate
+from fedopt.instance import Instance, parse_instance
+from fedopt.normalize.roofline import profile_rate
+
+WORK_CARD = "A100"
+
+
+def fleet_document(fleet: str, seed: int) -> dict:
+    """A model-v1 document with the fleet only (no jobs, no tenants, no horizon)."""
+    if fleet in PRESETS:
+        doc = generate(fleet, seed, name=f"sim-{fleet}-{seed}")
+    else:
+        path = Path(fleet)
+        if not path.exists():
+            raise InputError("--fleet", f"neither a preset ({', '.join(PRESETS)}) nor a file: {fleet!r}")
+        try:
+            doc = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError("--fleet", f"cannot read {fleet}: {exc}") from None
+        except json.JSONDecodeError as exc:
+            raise InputError("(root)", f"not JSON: {exc.msg} at line {exc.lineno}", source=fleet) from None
+        if not isinstance(doc, dict):
+            raise InputError("(root)", "not a JSON object", source=fleet)
+        parse_instance(doc, source=fleet)  # bad input is named by its JSON path
+    out = {k: v for k, v in doc.items() if k not in ("jobs", "tenants")}
+    out["jobs"] = []
+    out["tenants"] = []
+    settings = dict(out.get("settings", {}))
+    settings.pop("horizon", None)
+    settings.pop("max_moves", None)
+    out["settings"] = settings
+    if not any(pl.get("cards", 0) for c in out.get("clusters", []) for pl in c.get("pools", [])):
+        raise InputError("clusters", "the fleet has no cards", source=None if fleet in PRESETS else fleet)
+    return out
+
+
+@dataclass
+class JobSpec:
+    """A stream job mapped onto the fleet: its model-v1 document (without running or work) and
+    the arrays the simulator uses between re-plans."""
+
+    index: int
+    doc: dict
+    arrival: float  # hours since the start
+    duration: float  # hours, as measured in the trace
+    work0: float  # normalized card-hours
+    priority: float
+    totals: np.ndarray  # allowed totals, ascending
+    granularity: int
+    max_parts: int
+    federation: bool
+    rate: np.ndarray  # [T] per card-hour, 0 where ineligible (type or memory or stack)
+    region_ok: np.ndarray  # [R]
+    read_gbps: float
+    best_speed: float  # the fastest any placement could run it: max total x best rate (one pool)
+
+    @property
+    def pure_hours(self) -> float:
+        """Its run time alone on the best cards: a lower bound on its completion time."""
+        return self.work0 / self.best_speed if self.best_speed > 0 else float("inf")
+
+
+def _work_type(fleet: Instance) -> int:
+    if WORK_CARD in fleet.type_index:
+        return fleet.type_index[WORK_CARD]
+    order = np.argsort(fleet.type_tflops, kind="stable")
+    return int(order[len(order) // 2])  # the median card by peak compute
+
+
+def map_jobs(fleet: Instance, arrival_h, duration_h, cards, rng: np.random.Generator) -> list[JobSpec]:
+    """The stream's jobs as model-v1 jobs on this fleet (mirrors :func:`fedopt.generate.generate`).
+
+    No tenants: the traces' virtual clusters carry no quotas here, so every job is tenant-free.
+    """
+    doc = fleet.doc
+    types = [t.model_dump(exclude_none=True) for t in doc.card_types]
+    specs = _specs(types)
+    ref = fleet.reference_type
+    n_t, n_r = len(types), len(fleet.region_ids)
+    stacks = np.array([t["stack"] for t in types], dtype=object)
+    memory = np.array([t["memory_gb"] for t in types], dtype=float)
+    wtype = _work_type(fleet)
+    se = doc.settings.span_efficiency
+    wl_names = list(WORKLOADS)
+    wl_p = np.array([WORKLOADS[w]["share"] for w in wl_names])
+    wl_p /= wl_p.sum()
+    datasets = fleet.dataset_ids
+    rate_cache: dict[tuple[str, bool], np.ndarray] = {}
+    jobs: list[JobSpec] = []
+    for i in range(len(arrival_h)):
+        size = int(cards[i])
+        wl = wl_names[int(rng.choice(len(wl_names), p=wl_p))]
+        w = WORKLOADS[wl]
+        if size >= 64 and w["kind"] == "infer":
+            wl, w = "llm-pretrain-70b", WORKLOADS["llm-pretrain-70b"]
+        key = (wl, size > 1)
+        if key not in rate_cache:
+            rate_cache[key] = np.array(
+                [round(profile_rate(w["tflop"], w["gb"], w["comm"] * (size > 1), w["mem"], s, specs[ref]), 4) for s in specs]
+            )
+        rates = rate_cache[key]
+        job: dict = {
+            "id": f"j{i:06d}",
+            "priority": float(rng.choice([1, 1, 1, 2, 2, 4])),
+            "kind": w["kind"],
+            "cards": size,
+            "memory_gb": float(w["mem"]),
+            "throughput": {types[t]["id"]: float(rates[t]) for t in range(n_t) if rates[t] > 0},
+        }
+        if rng.random() < 0.7:
+            job["stack"] = "cuda"
+        if size >= 8 and size % 8 == 0:
+            job["granularity"] = 8
+        g = job.get("granularity", 1)
+        if size >= 4 and rng.random() < 0.12:  # elastic: half to all of the request
+            lo = max(g, (size // 2) // g * g)
+            step = max(g, ((size - lo) // 2) // g * g) if size > lo else g
+            hi = lo + (size - lo) // step * step
+            job["cards"] = {"min": lo, "max": hi, "step": step}
+        if size >= 16 and rng.random() < 0.7:
+            fed = rng.random() < 0.4
+            job["split"] = {
+                "max_parts": int(rng.choice([2, 3, 4])),
+                "scope": "federation" if fed else "region",
+                "sync_gbps": float(rng.choice([5, 10, 25, 50])) if fed else 0.0,
+            }
+        if datasets and rng.random() < 0.65:
+            read = rng.uniform(0.2, 2.0) if w["kind"] == "infer" else rng.uniform(0.5, 8.0)
+            job["data"] = [{"dataset": datasets[int(rng.integers(0, len(datasets)))], "gbps": round(float(read), 2)}]
+        region_ok = np.ones(n_r, dtype=bool)
+        for read in job.get("data", []):
+            region_ok &= fleet.data_source[fleet.dataset_ids.index(read["dataset"])] >= 0
+        if rng.random() < 0.05:
+            reachable = [r for r in range(n_r) if region_ok[r]]
+            if reachable:
+                pick = rng.choice(reachable, size=min(len(reachable), int(rng.integers(1, 3))), replace=False)
+                job["regions"] = sorted(fleet.region_ids[int(r)] for r in pick)
+                allow = np.zeros(n_r, dtype=bool)
+                allow[[int(r) for r in pick]] = True
+                region_ok &= allow
+        ok = rates > 0
+        ok &= memory >= w["mem"]
+        if "stack" in job:
+            ok &= stacks == job["stack"]
+        rate = np.where(ok, rates, 0.0)
+        cards_doc = job["cards"]
+        if isinstance(cards_doc, dict):
+            totals = np.arange(cards_doc["min"], cards_doc["max"] + 1, cards_doc["step"], dtype=np.int64)
+        else:
+            totals = np.array([cards_doc], dtype=np.int64)
+        work_rate = rates[wtype] if rates[wtype] > 0 else float(np.median(rates[rates > 0])) if (rates > 0).any() else 1.0
+        work = max(float(duration_h[i]), 1.0 / 3600) * size * float(work_rate)
+        split = job.get("split", {})
+        jobs.append(
+            JobSpec(
+                index=i,
+                doc=job,
+                arrival=float(arrival_h[i]),
+                duration=float(duration_h[i]),
+                work0=work,
+                priority=job["priority"],
+                totals=totals,
+                granularity=g,
+                max_parts=int(split.get("max_parts", 1)),
+                federation=split.get("scope", "region") == "federation",
+                rate=rate,
+                region_ok=region_ok,
+                read_gbps=float(sum(d["gbps"] for d in job.get("data", []))),
+                best_speed=float(se.cluster * totals[-1] * rate.max()) if rate.max() > 0 else 0.0,
+            )
+        )
+    return jobs
