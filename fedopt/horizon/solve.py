@@ -19,6 +19,21 @@ from fedopt.plan import Result
 from fedopt.presets import load_preset
 from fedopt.progress import Progress
 
+# The time-indexed model multiplies placements by slots: keep both in check.
+HORIZON_SPLIT_BUDGET = 20_000
+MAX_TIMED_COLUMNS = 3_000_000
+
+
+def _guard(inst: Instance, placements: int) -> None:
+    from fedopt.errors import TooLargeError
+
+    timed = placements * inst.horizon.slots
+    if timed > MAX_TIMED_COLUMNS:
+        raise TooLargeError(
+            f"the time-indexed model would have about {timed} columns ({placements} placements x {inst.horizon.slots} slots), "
+            f"more than {MAX_TIMED_COLUMNS}; use fewer or longer slots (a rolling-horizon solver is not built yet)"
+        )
+
 
 def placements_for_horizon(inst: Instance, split_budget: int) -> ColumnPool:
     full = enumerate_columns(inst, split_budget)
@@ -45,7 +60,8 @@ def solve_horizon(
     limit = time_limit if time_limit is not None else cfg.time_limit
     progress = Progress.auto(quiet)
     raise_if_pinned_infeasible(inst)
-    cols = placements_for_horizon(inst, cfg.split_budget)
+    cols = placements_for_horizon(inst, min(cfg.split_budget, HORIZON_SPLIT_BUDGET))
+    _guard(inst, cols.size)
     tc = expand(inst, cols)
     mp, job = build_timed_master(inst, tc)
     useful = (mp.c > 1e-12) | inst.pinned[job]
