@@ -17,3 +17,29 @@ def test_highspy_and_ortools_import_and_solve_in_one_process():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("ok")
+
+
+def test_highs_objects_do_not_share_the_running_lock():
+    """An abandoned solve on one Highs object must not block solves on others (highspy 1.16
+    keeps that lock on the class; fedopt gives each object its own)."""
+    from fedopt.backends.highs import new_highs
+
+    import threading
+
+    a, b = new_highs(), new_highs()
+    held, done = threading.Event(), threading.Event()
+
+    def solving_on_a():  # as if a solve were running on a, in its solver thread
+        with a._Highs__solver_stopped:
+            held.set()
+            done.wait(10)
+
+    t = threading.Thread(target=solving_on_a)
+    t.start()
+    held.wait(10)
+    try:
+        assert a.is_solver_running()
+        assert not b.is_solver_running()
+    finally:
+        done.set()
+        t.join()

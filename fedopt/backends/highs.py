@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -29,6 +30,18 @@ def _silence_banner() -> None:
 
 
 _silence_banner()
+
+
+def new_highs() -> highspy.Highs:
+    """A Highs object with its own solver-thread locks.
+
+    highspy 1.16 keeps the locks that mark "a solve is running" on the class, so one solve that
+    ignored its interrupt (and was abandoned) would block every later solve in the process.
+    """
+    h = highspy.Highs()
+    h._Highs__solver_stopped = threading.RLock()
+    h._Highs__solver_started = threading.Lock()
+    return h
 
 # Grace past the time limit before the watchdog cancels a solve that does not stop by itself.
 GRACE = 0.02
@@ -60,7 +73,7 @@ def _lp(mp: MasterProblem, integer: bool) -> highspy.HighsLp:
 
 
 def _new_highs(opts: SolveOptions) -> highspy.Highs:
-    h = highspy.Highs()
+    h = new_highs()
     h.setOptionValue("output_flag", bool(opts.verbose))
     h.setOptionValue("time_limit", float(max(opts.time_limit, 0.01)))
     h.setOptionValue("random_seed", int(opts.seed))

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from fedopt.backends.base import SolveOptions
 from fedopt.backends.cpsat import CpSatBackend
-from fedopt.backends.highs import HighsBackend, run_guarded
+from fedopt.backends.highs import HighsBackend, new_highs, run_guarded
 from fedopt.columns.enumerate import placement_columns, running_columns, single_pool_columns
 from fedopt.columns.pool import ColumnPool
 from fedopt.columns.rules import valid_placements
@@ -146,7 +146,7 @@ class ColumnGeneration:
         self.singles_in = np.zeros(self.singles.size, dtype=bool)
 
     def _lp_start(self) -> highspy.Highs:
-        h = highspy.Highs()
+        h = new_highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("random_seed", int(self.opts.seed))
         h.setOptionValue("threads", 1)
