@@ -22,9 +22,9 @@ def test_highspy_and_ortools_import_and_solve_in_one_process():
 def test_highs_objects_do_not_share_the_running_lock():
     """An abandoned solve on one Highs object must not block solves on others (highspy 1.16
     keeps that lock on the class; fedopt gives each object its own)."""
-    from fedopt.backends.highs import new_highs
-
     import threading
+
+    from fedopt.backends.highs import new_highs
 
     a, b = new_highs(), new_highs()
     held, done = threading.Event(), threading.Event()
