@@ -61,3 +61,29 @@ def test_same_seed_same_plan(spec_examples):
         d.pop("stats")
         d.pop("solver")
     assert a == b
+
+
+def test_start_solution_never_passes_for_optimal():
+    """Found by the fuzz run: HiGHS, given the greedy start, stopped there calling it optimal
+    (0.75) with a dual bound of 1.35; fedopt re-solves without the start and gets 1.35."""
+    doc = {
+        "version": 1,
+        "card_types": [{"id": "H100", "stack": "cuda", "memory_gb": 80, "bf16_tflops": 989, "mem_bw_gbs": 3350}],
+        "regions": [{"id": "r0"}],
+        "clusters": [{"id": "c1", "region": "r0", "pools": [{"card_type": "H100", "cards": 16}]}],
+        "tenants": [{"id": "t0", "quota_cards": 4}],
+        "jobs": [
+            {
+                "id": "j0",
+                "tenant": "t0",
+                "priority": 0.5,
+                "throughput": {"H100": 0.3},
+                "cards": 1,
+                "affinity": {"same_region": ["j1"]},
+            },
+            {"id": "j1", "priority": 0.5, "throughput": {"H100": 0.3}, "cards": {"min": 4, "max": 8, "step": 2}},
+        ],
+    }
+    r = fedopt.solve(fedopt.parse_instance(doc))
+    assert r.objective == pytest.approx(1.35)
+    assert r.status == "optimal"
