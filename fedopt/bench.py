@@ -49,9 +49,7 @@ def run_bench(
 ) -> list[BenchRow]:
     from fedopt.check import check_plan
     from fedopt.generate import generate
-    from fedopt.instance import load_instance
-    from fedopt.instance.io import parse_document, read_bytes
-    from fedopt.instance.schema import PlanDoc
+    from fedopt.instance import load_instance, load_plan
 
     work = Path(workdir or tempfile.mkdtemp(prefix="fedopt-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -86,7 +84,7 @@ def run_bench(
                     BenchRow(preset, seed, method, None, None, None, secs, peak, f"exit {code}: {err.strip()[-80:]}", "error")
                 )
                 continue
-            plan = parse_document(read_bytes(plan_path), PlanDoc, str(plan_path))
+            plan = load_plan(plan_path)
             verdict = check_plan(inst, plan)
             rows.append(
                 BenchRow(

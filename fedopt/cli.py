@@ -90,12 +90,10 @@ def add_solve(sub) -> None:
 # ---------------------------------------------------------------------- check
 def cmd_check(args: argparse.Namespace) -> int:
     from fedopt.check import check_plan
-    from fedopt.instance import load_instance
-    from fedopt.instance.io import parse_document, read_bytes
-    from fedopt.instance.schema import PlanDoc
+    from fedopt.instance import load_instance, load_plan
 
     inst = load_instance(args.instance)
-    plan = parse_document(read_bytes(args.plan), PlanDoc, args.plan)
+    plan = load_plan(args.plan)
     verdict = check_plan(inst, plan)
     if args.json:
         _out(
@@ -274,12 +272,10 @@ def add_replan(sub) -> None:
 # ---------------------------------------------------------------------- explain
 def cmd_explain(args: argparse.Namespace) -> int:
     from fedopt.explain import explain, format_explanation
-    from fedopt.instance import load_instance
-    from fedopt.instance.io import parse_document, read_bytes
-    from fedopt.instance.schema import PlanDoc
+    from fedopt.instance import load_instance, load_plan
 
     inst = load_instance(args.instance)
-    plan = parse_document(read_bytes(args.plan), PlanDoc, args.plan)
+    plan = load_plan(args.plan)
     e = explain(inst, plan, args.job)
     _out(json.dumps(e, indent=1) if args.json else format_explanation(e))
     return 0

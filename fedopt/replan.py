@@ -114,9 +114,8 @@ def replan(
     should_stop=None,
 ) -> tuple[Result, list[dict]]:
     from fedopt.atomic import write_atomic
-    from fedopt.instance.io import parse_document, read_bytes
-    from fedopt.instance.load import parse_instance
-    from fedopt.instance.schema import PlanDoc
+    from fedopt.instance.io import read_bytes
+    from fedopt.instance.load import load_plan, parse_instance
     from fedopt.solve import solve
 
     data = json.loads(read_bytes(state)) if max_moves is not None else read_bytes(state)
@@ -125,7 +124,7 @@ def replan(
             parse_instance(read_bytes(state), state)  # raises the right path error
         data.setdefault("settings", {})["max_moves"] = max_moves
     inst = parse_instance(data, state)
-    prev = parse_document(read_bytes(previous), PlanDoc, previous) if previous and Path(previous).exists() else None
+    prev = load_plan(previous) if previous and Path(previous).exists() else None
     result = solve(inst, method=method, time_limit=time_limit, seed=seed, previous=prev, should_stop=should_stop)
     changes = diff(result)
     result.stats["diff"] = {

@@ -19,16 +19,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     from fedopt.export import export_plan, write_manifests
     from fedopt.export.context import Options
     from fedopt.export.names import DNS_LABEL
-    from fedopt.instance import parse_instance
-    from fedopt.instance.io import parse_document, read_bytes
-    from fedopt.instance.schema import PlanDoc
+    from fedopt.instance import load_plan, parse_instance
+    from fedopt.instance.io import read_bytes
 
     if not DNS_LABEL.match(args.namespace):
         raise InputError("--namespace", f"{args.namespace!r} is not a DNS-1123 label")
     data = read_bytes(args.instance)
     inst = parse_instance(data, args.instance)
     raw = json.loads(data)
-    plan = parse_document(read_bytes(args.plan), PlanDoc, args.plan)
+    plan = load_plan(args.plan)
     verdict = check_plan(inst, plan, check_objective=False)
     if verdict.violations and not args.force:
         lines = "\n  ".join(str(v) for v in verdict.violations[:20])

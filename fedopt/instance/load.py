@@ -6,7 +6,7 @@ import os
 
 from fedopt.instance.io import parse_document, read_bytes
 from fedopt.instance.model import Instance, build_instance
-from fedopt.instance.schema import InstanceDoc
+from fedopt.instance.schema import InstanceDoc, PlanDoc
 from fedopt.instance.validate import validate_references
 
 
@@ -24,3 +24,8 @@ def parse_instance(data: bytes | str | dict, source: str | None = None) -> Insta
 def load_instance(path: str | os.PathLike) -> Instance:
     """Load and validate ``instance.json``; raises InputError naming the JSON path."""
     return parse_instance(read_bytes(path), str(path))
+
+
+def load_plan(path: str | os.PathLike) -> PlanDoc:
+    """Load ``plan.json`` (spec section 5); raises InputError naming the JSON path."""
+    return parse_document(read_bytes(path), PlanDoc, str(path))

@@ -9,12 +9,10 @@ import sys
 def cmd_report(args: argparse.Namespace) -> int:
     from fedopt.atomic import write_atomic
     from fedopt.errors import InputError
-    from fedopt.instance import load_instance
-    from fedopt.instance.io import parse_document, read_bytes
-    from fedopt.instance.schema import PlanDoc
+    from fedopt.instance import load_instance, load_plan
 
     inst = load_instance(args.instance)
-    plan = parse_document(read_bytes(args.plan), PlanDoc, args.plan)
+    plan = load_plan(args.plan)
     unknown = sorted({a.job for a in plan.assignments} - set(inst.job_ids))
     if unknown:
         raise InputError("assignments", f"jobs not in {args.instance}: {', '.join(unknown[:5])}", args.plan)
