@@ -40,3 +40,14 @@ def test_generated_horizon_instance_is_checked():
     verdict = check_plan(inst, r.to_doc())
     assert verdict.ok, verdict.violations[:3]
     assert r.bound is None or r.bound <= r.objective + 1e-6
+
+
+def test_large_horizon_model_is_cut_not_refused(monkeypatch):
+    import fedopt.horizon.solve as hs
+
+    monkeypatch.setattr(hs, "MAX_TIMED_COLUMNS", 2000)
+    inst = parse_instance(generate("s", seed=2, horizon=6))
+    r = fedopt.solve(inst, time_limit=20)
+    assert check_plan(inst, r.to_doc()).ok
+    assert r.bound is None and r.status == "feasible"
+    assert "fastest placements" in r.stats["notes"][0]
