@@ -13,7 +13,6 @@ from fedopt.errors import InputError
 from fedopt.feasibility import raise_if_pinned_infeasible
 from fedopt.instance import Instance, load_instance
 from fedopt.methods import METHODS, Outcome
-from fedopt.methods.exact import build  # noqa: F401  (re-exported: the exact model)
 from fedopt.plan import Result
 from fedopt.presets import load_preset
 from fedopt.progress import Progress

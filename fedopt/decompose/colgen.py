@@ -6,8 +6,9 @@
    re-solved warm. Duals are smoothed (Wentges) towards those of the best Lagrangian bound.
 3. The Lagrangian bound ``y.b + sum_j max(0, best column of j at y)`` is a proven upper bound of
    the integer optimum at every round; it stops the loop when the LP is close enough.
-4. The integer plan: the MIP over the generated columns (HiGHS, seeded with the best plan so
-   far), then a greedy fill of what is left with every single-pool placement.
+4. The integer plan: relax-and-fix (the LP's integral placements kept, the rest solved as a small
+   MIP), then the MIP over every generated column (near-optimal singles added by reduced cost),
+   seeded with the best plan so far, then a greedy fill with every single-pool placement.
 """
 
 from __future__ import annotations
@@ -111,12 +112,12 @@ class ColumnGeneration:
         progress: Progress | None = None,
         per_job: int = 3,
         lp_share: float = 0.3,
-        dive_share: float = 0.3,
+        fix_share: float = 0.3,
         lp_tol: float = 1e-4,
         mip_backend: str = "highs",
         warm: ColumnPool | None = None,
     ):
-        self.dive_share = dive_share
+        self.fix_share = fix_share
         self.lp_dead = False
         self.warm = warm
         self.mip_backend = mip_backend
@@ -263,9 +264,9 @@ class ColumnGeneration:
             self._offer(x, "warm")
         # 1. the root LP by column generation: the proven bound
         self._cg_loop(t0 + span * self.lp_share, record_bound=True)
-        # 2. diving: fix the most decided placements, re-price around them, until integral
+        # 2. relax-and-fix: keep what the root LP decided, solve the undecided rest exactly
         if self.lp_obj is not None and not self.lp_dead:
-            self._relax_and_fix(t0 + span * (self.lp_share + self.dive_share))
+            self._relax_and_fix(t0 + span * (self.lp_share + self.fix_share))
             self._add_near_optimal()
         # 3. the MIP over every generated column, from the best plan so far
         mp = self.columns.master()
@@ -428,12 +429,6 @@ class ColumnGeneration:
         red = self.singles_value - self.singles_AT @ y_na - pi[self.singles.job]
         delta = max(self.bound - self.best_obj, 0.0)
         self._add_singles(red, k=per_job, min_score=-delta)
-
-    def _values(self) -> np.ndarray:
-        return np.concatenate(self.columns.values)
-
-    def columns_job(self) -> np.ndarray:
-        return np.concatenate([p.job for p in self.columns.pools])
 
     def _add_singles(self, score: np.ndarray, k: int, min_score: float = -np.inf) -> int:
         """Add each job's k best single candidates by ``score`` (above ``min_score``) not yet in."""
