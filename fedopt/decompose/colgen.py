@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from fedopt.backends.base import SolveOptions
 from fedopt.backends.cpsat import CpSatBackend
 from fedopt.backends.highs import HighsBackend, new_highs, run_guarded
-from fedopt.columns.enumerate import placement_columns, running_columns, single_pool_columns
+from fedopt.columns.enumerate import placement_columns, running_columns, single_pool_columns, split_columns
 from fedopt.columns.pool import ColumnPool
 from fedopt.columns.rules import valid_placements
 from fedopt.columns.value import snapshot_constant, snapshot_values
@@ -34,6 +34,8 @@ from fedopt.master import MasterProblem, Rows, admissible
 from fedopt.progress import Progress
 
 EPS = 1e-7
+SPLIT_BUDGET_NEAR = 60_000  # split placements enumerated for the final MIP's left-out jobs
+SPLIT_KEEP_NEAR = 5_000  # of which the best by reduced cost enter it
 
 
 @dataclass
@@ -429,6 +431,17 @@ class ColumnGeneration:
         red = self.singles_value - self.singles_AT @ y_na - pi[self.singles.job]
         delta = max(self.bound - self.best_obj, 0.0)
         self._add_singles(red, k=per_job, min_score=-delta)
+        # split placements of the split jobs the best plan leaves out, within the same gap
+        placed = np.zeros(self.inst.n_jobs, dtype=bool)
+        placed[self.columns.master().cols.job[self.best_cols]] = True
+        jobs = [j for j in self.split_jobs if not placed[j]]
+        if jobs:
+            cols, values, mat = self.columns.prepare(split_columns(self.inst, budget=SPLIT_BUDGET_NEAR, jobs=np.array(jobs)))
+            if cols.size:
+                rc = values - mat.T @ y_na - pi[cols.job]
+                idx = np.flatnonzero(rc > -delta)
+                idx = idx[np.argsort(-rc[idx], kind="stable")][:SPLIT_KEEP_NEAR]
+                self._push(cols.subset(idx), values[idx], mat[:, idx])
 
     def _add_singles(self, score: np.ndarray, k: int, min_score: float = -np.inf) -> int:
         """Add each job's k best single candidates by ``score`` (above ``min_score``) not yet in."""
