@@ -1,5 +1,3 @@
-import sys
+from fedopt.cli import entry
 
-from fedopt.cli import main
-
-sys.exit(main())
+entry()

@@ -356,5 +356,23 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def entry() -> None:
+    """Console entry point: exit with ``main()``'s status.
+
+    If a HiGHS solve was abandoned (it ignored an interrupt), its thread is still inside HiGHS and
+    interpreter finalization would abort the process: outputs are already written and flushed,
+    so leave at once with the status.
+    """
+    import os
+
+    code = main()
+    highs = sys.modules.get("fedopt.backends.highs")
+    if highs is not None and any(t.is_alive() for t in highs.ABANDONED):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -83,6 +83,11 @@ def _new_highs(opts: SolveOptions) -> highspy.Highs:
     return h
 
 
+# Solver threads left running after they ignored an interrupt. The interpreter must not finalize
+# while one is inside HiGHS (it aborts): the command line ends with os._exit when this is non-empty.
+ABANDONED: list[threading.Thread] = []
+
+
 def run_guarded(h: highspy.Highs, limit: float, should_stop: Callable[[], bool] | None = None) -> bool:
     """Run, and interrupt the solve past ``limit`` seconds or when ``should_stop()`` says so.
 
@@ -104,7 +109,8 @@ def run_guarded(h: highspy.Highs, limit: float, should_stop: Callable[[], bool] 
         if cancelled_at is None and (now > deadline or (should_stop is not None and should_stop())):
             h.cancelSolve()
             cancelled_at = now
-        elif cancelled_at is not None and now - cancelled_at > max(1.0, 0.03 * limit):
+        elif cancelled_at is not None and now - cancelled_at > max(3.0, 0.03 * limit):
+            ABANDONED.append(thread)
             return False
     thread.join()
     return True
