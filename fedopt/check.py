@@ -204,7 +204,7 @@ def _flows(inst: Instance, pl: _Placement, out: list[Violation] | None) -> tuple
         frac = n / pl.total
         for read in job.data:
             storage[c] += read.gbps * frac
-            d = inst.dataset_ids.index(read.dataset)
+            d = inst.dataset_index[read.dataset]
             src = _data_source(inst, d, q)
             if src is None:
                 if out is not None:

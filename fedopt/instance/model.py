@@ -91,6 +91,10 @@ class Instance:
         return {c: i for i, c in enumerate(self.cluster_ids)}
 
     @cached_property
+    def dataset_index(self) -> dict[str, int]:
+        return {d: i for i, d in enumerate(self.dataset_ids)}
+
+    @cached_property
     def type_index(self) -> dict[str, int]:
         return {c: i for i, c in enumerate(self.card_ids)}
 
