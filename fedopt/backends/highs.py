@@ -116,6 +116,34 @@ def run_guarded(h: highspy.Highs, limit: float, should_stop: Callable[[], bool] 
     return True
 
 
+class _Incumbents:
+    """Copies of HiGHS's improving MIP solutions, taken in its callback.
+
+    A solve abandoned after an interrupt (see :func:`run_guarded`) must not be touched again,
+    so its best solution is only available if it was copied out as it was found.
+    """
+
+    def __init__(self, h: highspy.Highs):
+        self._h = h
+        self._lock = threading.Lock()
+        self._x: np.ndarray | None = None
+        self.count = 0
+        h.cbMipImprovingSolution.subscribe(self._on_improving)
+
+    def _on_improving(self, event) -> None:
+        x = np.round(np.asarray(event.data_out.mip_solution, dtype=float))
+        with self._lock:
+            self._x = x
+            self.count += 1
+
+    def best(self) -> np.ndarray | None:
+        with self._lock:
+            return None if self._x is None else self._x.copy()
+
+    def detach(self) -> None:
+        self._h.cbMipImprovingSolution.unsubscribe(self._on_improving)
+
+
 def _closed(objective: float, bound: float, gap: float) -> bool:
     return bound - objective <= max(gap, 1e-9) * max(1.0, abs(objective)) + 1e-7
 
@@ -133,9 +161,14 @@ class HighsBackend:
             sol.col_value = list(np.asarray(opts.hint, dtype=float))
             sol.value_valid = True
             h.setSolution(sol)
+        incumbents = _Incumbents(h)
         if not run_guarded(h, opts.time_limit, opts.should_stop):
-            info = {"highs_status": "abandoned after interrupt"}
-            return BackendResult("timeout", None, None, None, time.perf_counter() - t0, info)
+            # the solve thread lives on; what it found before it was abandoned is still ours
+            x = incumbents.best()
+            info = {"highs_status": "abandoned after interrupt", "incumbents": incumbents.count}
+            objective = mp.objective_of(x) if x is not None else None
+            return BackendResult("timeout", x, objective, None, time.perf_counter() - t0, info)
+        incumbents.detach()
         status = h.getModelStatus()
         info = h.getInfo()
         seconds = time.perf_counter() - t0
