@@ -46,6 +46,7 @@ def run_bench(
     time_limit: float,
     workdir: Path | None = None,
     extra: list[str] | None = None,
+    horizon: int | None = None,
 ) -> list[BenchRow]:
     from fedopt.check import check_plan
     from fedopt.generate import generate
@@ -55,9 +56,9 @@ def run_bench(
     work.mkdir(parents=True, exist_ok=True)
     rows = []
     for seed in seeds:
-        inst_path = work / f"{preset}-{seed}.json"
+        inst_path = work / (f"{preset}-{seed}.json" if horizon is None else f"{preset}-{seed}-h{horizon}.json")
         if not inst_path.exists():
-            inst_path.write_text(json.dumps(generate(preset, seed=seed)))
+            inst_path.write_text(json.dumps(generate(preset, seed=seed, horizon=horizon)))
         inst = load_instance(inst_path)
         for method in methods:
             plan_path = work / f"{preset}-{seed}.{method}.plan.json"

@@ -216,7 +216,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for m in methods:
         if m not in METHODS:
             raise InputError("--methods", f"unknown method {m!r}; choose from {', '.join(METHODS)}")
-    rows = run_bench(args.preset, seeds, methods, args.time_limit, args.workdir)
+    if args.horizon is not None and args.horizon < 1:
+        raise InputError("--horizon", "must be a whole number of slots >= 1")
+    rows = run_bench(args.preset, seeds, methods, args.time_limit, args.workdir, horizon=args.horizon)
     _out(format_table(rows))
     if args.json:
         from dataclasses import asdict
@@ -236,6 +238,7 @@ def add_bench(sub) -> None:
     p.add_argument("--methods", default="colgen,exact,greedy,pop", help="comma-separated methods")
     p.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve")
     p.add_argument("--workdir", default=None, help="keep generated instances here (default: a temporary folder)")
+    p.add_argument("--horizon", type=int, default=None, help="add a horizon of this many one-hour slots")
     p.add_argument("--json", action="store_true", help="also print the rows as JSON")
     p.set_defaults(func=cmd_bench)
 

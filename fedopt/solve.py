@@ -98,7 +98,14 @@ def solve(
         from fedopt.horizon.solve import solve_horizon
 
         return solve_horizon(
-            inst, time_limit=time_limit, seed=seed, preset=preset, backend=backend, quiet=quiet, should_stop=should_stop
+            inst,
+            time_limit=time_limit,
+            seed=seed,
+            preset=preset,
+            backend=backend,
+            quiet=quiet,
+            should_stop=should_stop,
+            method=method,
         )
     cfg = load_preset(preset or "default")
     limit = time_limit if time_limit is not None else cfg.time_limit

@@ -47,7 +47,59 @@ def test_large_horizon_model_is_cut_not_refused(monkeypatch):
 
     monkeypatch.setattr(hs, "MAX_TIMED_COLUMNS", 2000)
     inst = parse_instance(generate("s", seed=2, horizon=6))
-    r = fedopt.solve(inst, time_limit=20)
+    r = fedopt.solve(inst, time_limit=20, method="exact")
     assert check_plan(inst, r.to_doc()).ok
     assert r.bound is None and r.status == "feasible"
     assert "fastest placements" in r.stats["notes"][0]
+
+
+def test_colgen_on_the_spec_example(spec_examples):
+    r = fedopt.solve(spec_examples / "tiny-horizon.json", method="colgen")
+    assert r.stats["method"] == "colgen-horizon"
+    assert r.objective == pytest.approx(21.0)
+    assert r.bound is not None and r.bound <= 21.0 + 1e-6
+    assert check_plan(r.inst, r.to_doc()).ok
+
+
+@pytest.mark.parametrize(("preset", "seed", "slots"), [("s", 1, 24), ("s", 3, 12), ("m", 2, 6)])
+def test_colgen_bound_holds_against_exact(preset, seed, slots):
+    """Costs are minimized: colgen's bound is below the optimum, its plan not below it."""
+    inst = parse_instance(generate(preset, seed=seed, horizon=slots))
+    exact = fedopt.solve(inst, method="exact", time_limit=60)
+    assert exact.status == "optimal"
+    cg = fedopt.solve(inst, method="colgen", time_limit=30)
+    tol = 1e-6 * max(1.0, abs(exact.objective))
+    assert cg.bound is not None and cg.bound <= exact.objective + tol
+    assert cg.objective >= exact.objective - tol
+    assert cg.objective <= 1.01 * exact.objective
+    assert check_plan(inst, cg.to_doc()).ok
+
+
+def test_colgen_bound_covers_splits_left_out(monkeypatch):
+    """A 16-card gang that must split over two 8-card pools, with its split placements left
+    out of the enumeration: colgen cannot place it, but its bound must still allow the
+    optimum (4 = the gang placed at slot 0 for the 4 slots), through the relaxed split term."""
+    import json
+
+    import fedopt.horizon.solve as hs
+    from tests.conftest import TINY
+
+    doc = json.loads((TINY / "split_region.json").read_text())
+    doc["settings"]["horizon"] = {"slots": 4, "slot_hours": 1.0}
+    inst = parse_instance(doc)
+    exact = fedopt.solve(inst, method="exact")
+    assert exact.status == "optimal" and exact.objective == pytest.approx(4.0)
+    monkeypatch.setattr(hs, "HORIZON_SPLIT_BUDGET", 1)
+    cg = fedopt.solve(inst, method="colgen", time_limit=10)
+    assert cg.stats["relaxed_split_jobs"] == 1
+    assert cg.objective == pytest.approx(8.0)  # left unplaced: the only placements were not enumerated
+    assert cg.bound is not None and cg.bound <= 4.0 + 1e-9
+    assert check_plan(inst, cg.to_doc()).ok
+
+
+def test_auto_picks_colgen_for_large_horizon_models(monkeypatch):
+    import fedopt.horizon.solve as hs
+
+    monkeypatch.setattr(hs, "AUTO_EXACT_TIMED", 10)
+    r = fedopt.solve(parse_instance(generate("s", seed=2, horizon=6)), time_limit=20)
+    assert r.stats["method"] == "colgen-horizon"

@@ -124,15 +124,18 @@ def split_columns(inst: Instance, budget: int = DEFAULT_SPLIT_BUDGET, jobs: np.n
                             ptr_l.append(np.full(m, k))
         if not complete:
             notes.append(f"split enumeration stopped at the budget of {budget} columns (job {inst.job_ids[j]})")
+            skipped.update(int(k) for k in candidates[list(candidates).index(j) :])
             break
     if skipped:
         complete = False
-        names = ", ".join(inst.job_ids[j] for j in sorted(skipped)[:5])
-        notes.append(f"splits with too many compositions left out for {len(skipped)} jobs ({names})")
+        left_out = sorted(skipped)
+        names = ", ".join(inst.job_ids[j] for j in left_out[:5])
+        notes.append(f"splits left out (too many compositions or the budget) for {len(left_out)} jobs ({names})")
     if not job_l:
         pool = ColumnPool.empty(inst)
         pool.complete = complete
         pool.notes = notes
+        pool.incomplete_jobs = frozenset(skipped)
         return pool
     ptr = np.concatenate([[0], np.cumsum(np.concatenate(ptr_l[1:]))]).astype(np.int64)
     return ColumnPool(
@@ -145,6 +148,7 @@ def split_columns(inst: Instance, budget: int = DEFAULT_SPLIT_BUDGET, jobs: np.n
         np.concatenate(cnt_l).astype(np.int64),
         complete,
         notes,
+        frozenset(skipped),
     )
 
 

@@ -27,13 +27,18 @@ class ColumnPool:
     part_count: np.ndarray  # int [m]
     complete: bool = True  # every valid placement of every job is present
     notes: list[str] = field(default_factory=list)
+    incomplete_jobs: frozenset[int] = frozenset()  # jobs some of whose valid placements are missing
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def concat(cls, inst: Instance, pools: list[ColumnPool]) -> ColumnPool:
+        given = pools
         pools = [p for p in pools if p.size] or pools[:1]
         if not pools:
             return cls.empty(inst)
+        complete = all(p.complete for p in given)  # an empty pool can still say what is missing
+        notes = [n for p in given for n in p.notes]
+        incomplete = frozenset().union(*(p.incomplete_jobs for p in given))
         offsets = np.cumsum([0] + [len(p.part_cluster) for p in pools])
         ptr = np.concatenate([pools[0].part_ptr[:1]] + [p.part_ptr[1:] + off for p, off in zip(pools, offsets, strict=False)])
         return cls(
@@ -44,8 +49,9 @@ class ColumnPool:
             ptr,
             np.concatenate([p.part_cluster for p in pools]),
             np.concatenate([p.part_count for p in pools]),
-            complete=all(p.complete for p in pools),
-            notes=[n for p in pools for n in p.notes],
+            complete=complete,
+            notes=notes,
+            incomplete_jobs=incomplete,
         )
 
     @classmethod
@@ -70,6 +76,7 @@ class ColumnPool:
             self.part_count[gather],
             self.complete,
             list(self.notes),
+            self.incomplete_jobs,
         )
 
     # ------------------------------------------------------------------ derived arrays

@@ -90,41 +90,77 @@ def costs(inst: Instance, tc: TimedColumns) -> tuple[np.ndarray, np.ndarray]:
     return placed, unplaced
 
 
+@dataclass
+class TimedRows:
+    """Every row of the time-indexed model, in a fixed order: each family of :class:`Rows` in
+    turn, the per-slot ones (capacity, quota, link, storage) as ``row * slots + slot``."""
+
+    rows: Rows
+    slots: int
+    lo: np.ndarray
+    hi: np.ndarray
+    labels: list[str]
+    offset: dict[str, int]
+
+    @classmethod
+    def of(cls, inst: Instance) -> TimedRows:
+        rows = Rows.of(inst)
+        slots = inst.horizon.slots
+        lo, hi, labels, offset, at = [], [], [], {}, 0
+        for rs in rows.sets:
+            offset[rs.family] = at
+            if rs.family in PER_SLOT:
+                lo.append(np.repeat(rs.lo, slots))
+                hi.append(np.repeat(rs.hi, slots))
+                labels += [f"{lab} in slot {s}" for lab in rs.labels for s in range(slots)]
+                at += rs.n * slots
+            else:
+                lo.append(rs.lo)
+                hi.append(rs.hi)
+                labels += rs.labels
+                at += rs.n
+        return cls(rows, slots, np.concatenate(lo), np.concatenate(hi), labels, offset)
+
+    @property
+    def n(self) -> int:
+        return len(self.lo)
+
+    def bases(self, cols: ColumnPool) -> list[sp.csc_matrix]:
+        """Each family's snapshot coefficients of ``cols`` (rows of the family x columns)."""
+        return [FAMILIES[rs.family].matrix(cols, rs).tocsc() for rs in self.rows.sets]
+
+    def matrix(self, bases: list[sp.csc_matrix], place: np.ndarray, start: np.ndarray, duration: np.ndarray) -> sp.csr_matrix:
+        """Coefficients of the timed columns (placement ``place`` started at ``start``)."""
+        blocks = []
+        n = len(place)
+        for rs, base_all in zip(self.rows.sets, bases, strict=True):
+            base = base_all[:, place].tocoo()
+            if rs.family not in PER_SLOT:
+                blocks.append(base.tocsr())
+                continue
+            # expand each nonzero over the slots its column is active in (inside the horizon)
+            end = np.minimum(start + duration, self.slots)
+            length = np.maximum(end - start, 0)[base.col]
+            r = np.repeat(base.row, length)
+            c = np.repeat(base.col, length)
+            v = np.repeat(base.data, length)
+            offs = np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length)
+            t = start[c] + offs
+            blocks.append(sp.csr_matrix((v, (r * self.slots + t, c)), shape=(rs.n * self.slots, n)))
+        return sp.vstack(blocks, format="csr")
+
+
 def build_timed_master(inst: Instance, tc: TimedColumns) -> tuple[MasterProblem, np.ndarray]:
     """The time-indexed master over ``tc`` (rows: per slot for shared limits), and its job array."""
-    hz = inst.horizon
     cols = tc.placements
     n = len(tc.place)
-    rows = Rows.of(inst)
-    blocks, lo, hi, labels = [], [], [], []
+    tr = TimedRows.of(inst)
     job = cols.job[tc.place]
-    for rs in rows.sets:
-        fam = FAMILIES[rs.family]
-        base = fam.matrix(cols, rs).tocsc()[:, tc.place].tocoo()  # [rows, n] snapshot coefficients
-        if rs.family not in PER_SLOT:
-            blocks.append(base.tocsr())
-            lo.append(rs.lo)
-            hi.append(rs.hi)
-            labels += rs.labels
-            continue
-        # expand each nonzero over the slots its column is active in (inside the horizon)
-        end = np.minimum(tc.start + tc.duration, hz.slots)
-        length = np.maximum(end - tc.start, 0)[base.col]
-        r = np.repeat(base.row, length)
-        c = np.repeat(base.col, length)
-        v = np.repeat(base.data, length)
-        offs = np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length)
-        t = tc.start[c] + offs
-        blocks.append(sp.csr_matrix((v, (r * hz.slots + t, c)), shape=(rs.n * hz.slots, n)))
-        lo.append(np.repeat(rs.lo, hz.slots))
-        hi.append(np.repeat(rs.hi, hz.slots))
-        labels += [f"{lab} in slot {s}" for lab in rs.labels for s in range(hz.slots)]
-    A = sp.vstack(blocks, format="csr")
-    lo_a, hi_a = np.concatenate(lo), np.concatenate(hi)
+    A = tr.matrix(tr.bases(cols), tc.place, tc.start, tc.duration)
     placed, unplaced = costs(inst, tc)
     value = unplaced[job] - placed
-    keep_rows = np.flatnonzero((np.diff(A.indptr) > 0) | (lo_a > 0))
+    keep_rows = np.flatnonzero((np.diff(A.indptr) > 0) | (tr.lo > 0))
     sub = ColumnPool.concat(inst, [cols.subset(tc.place)]) if n else ColumnPool.empty(inst)
-    mp = MasterProblem(sub, value, -float(unplaced.sum()), A[keep_rows], lo_a[keep_rows], hi_a[keep_rows], rows, keep_rows)
-    mp.labels_override = [labels[i] for i in keep_rows]  # type: ignore[attr-defined]
+    mp = MasterProblem(sub, value, -float(unplaced.sum()), A[keep_rows], tr.lo[keep_rows], tr.hi[keep_rows], tr.rows, keep_rows)
+    mp.labels_override = [tr.labels[i] for i in keep_rows]  # type: ignore[attr-defined]
     return mp, job

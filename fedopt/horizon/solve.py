@@ -10,6 +10,7 @@ from fedopt.backends import SolveOptions, get_backend
 from fedopt.columns.enumerate import enumerate_columns, running_columns
 from fedopt.columns.pool import ColumnPool
 from fedopt.columns.rules import valid_placements
+from fedopt.errors import InputError
 from fedopt.feasibility import raise_if_pinned_infeasible
 from fedopt.greedy import greedy_x
 from fedopt.horizon.model import build_timed_master, expand
@@ -22,6 +23,7 @@ from fedopt.progress import Progress
 # The time-indexed model multiplies placements by slots: keep both in check.
 HORIZON_SPLIT_BUDGET = 20_000
 MAX_TIMED_COLUMNS = 3_000_000
+AUTO_EXACT_TIMED = 200_000  # auto: the whole time-indexed MIP up to this many (placement, start) pairs
 
 
 def _fit(inst: Instance, cols: ColumnPool) -> ColumnPool:
@@ -66,13 +68,23 @@ def solve_horizon(
     backend: str = "highs",
     quiet: bool = True,
     should_stop=None,
+    method: str = "auto",
 ) -> Result:
+    """Solve a horizon instance: ``exact`` (the whole time-indexed MIP), ``colgen`` (column
+    generation over placement and start slot), ``auto`` (exact while the model is small and
+    every placement was enumerated, else colgen)."""
     t0 = time.perf_counter()
     cfg = load_preset(preset or "default")
     limit = time_limit if time_limit is not None else cfg.time_limit
     progress = Progress.auto(quiet)
     raise_if_pinned_infeasible(inst)
     cols = placements_for_horizon(inst, min(cfg.split_budget, HORIZON_SPLIT_BUDGET))
+    if method == "auto":
+        method = "exact" if cols.complete and cols.size * inst.horizon.slots <= AUTO_EXACT_TIMED else "colgen"
+    if method == "colgen":
+        return _solve_colgen(inst, cols, cfg, limit, seed, progress, should_stop, t0)
+    if method not in ("exact",):
+        raise InputError("--method", f"horizon instances are solved by auto, exact or colgen, not {method!r}")
     cols = _fit(inst, cols)
     tc = expand(inst, cols)
     mp, job = build_timed_master(inst, tc)
@@ -124,6 +136,46 @@ def solve_horizon(
         bound,
         start_slots=starts,
         solver={"backend": res.info | {"name": backend}, "time_limit": limit, "seed": seed},
+        stats=stats,
+    )
+    from fedopt.solve import _assert_checked
+
+    _assert_checked(result)
+    return result
+
+
+def _solve_colgen(
+    inst: Instance, cols: ColumnPool, cfg, limit: float, seed: int, progress: Progress, should_stop, t0: float
+) -> Result:
+    from fedopt.horizon.colgen import TimedColumnGeneration
+
+    opts = SolveOptions(time_limit=limit, mip_gap=cfg.mip_gap, threads=cfg.threads, seed=seed, should_stop=should_stop)
+    cg = TimedColumnGeneration(inst, cols, opts, progress)
+    t_built = time.perf_counter()
+    out = cg.run(t0 + limit * 0.95)
+    cost = -out.objective
+    bound = None if out.bound is None else min(-out.bound, cost)  # a lower bound on the cost
+    gap = None if bound is None else (cost - bound) / max(1.0, abs(cost))
+    status = "optimal" if gap is not None and gap <= max(cfg.mip_gap, 1e-9) else "feasible"
+    tc = out.tc
+    placements = {int(tc.placements.job[p]): tc.placements.parts_of(int(p)) for p in tc.place}
+    starts = {int(tc.placements.job[p]): int(s) for p, s in zip(tc.place, tc.start, strict=True)}
+    stats = {
+        "notes": list(cols.notes),
+        "method": "colgen-horizon",
+        "placements": int(cols.size),
+        **out.stats,
+        "history": progress.history,
+        "seconds": {"build": t_built - t0, "solve": time.perf_counter() - t_built, "total": time.perf_counter() - t0},
+    }
+    result = Result(
+        inst,
+        placements,
+        status,
+        cost,
+        bound,
+        start_slots=starts,
+        solver={"backend": {"name": "highs"}, "time_limit": limit, "seed": seed},
         stats=stats,
     )
     from fedopt.solve import _assert_checked
