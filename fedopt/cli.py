@@ -71,7 +71,10 @@ def add_solve(sub) -> None:
     p.add_argument("instance", help="instance.json (model v1)")
     p.add_argument("-o", "--output", help="write the plan here (atomically); default: stdout")
     p.add_argument(
-        "--method", default="auto", help="auto (default: exact while small, else colgen) | exact | colgen | greedy | pop"
+        "--method",
+        default="auto",
+        help="auto (default: exact while small, else colgen) | exact | colgen | greedy | pop; "
+        "horizon instances: auto | exact | colgen | rolling",
     )
     p.add_argument("--backend", default="highs", help="highs (default) | cpsat | pyomo | pyomo:SOLVER")
     p.add_argument("--pop-parts", type=int, default=4, help="sub-problems of --method pop (default 4)")

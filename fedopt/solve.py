@@ -107,6 +107,8 @@ def solve(
             should_stop=should_stop,
             method=method,
         )
+    if method == "rolling":
+        raise InputError("--method", "rolling is for horizon instances (settings.horizon); this one is a snapshot")
     cfg = load_preset(preset or "default")
     limit = time_limit if time_limit is not None else cfg.time_limit
     deadline = t_start + limit

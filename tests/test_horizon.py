@@ -103,3 +103,35 @@ def test_auto_picks_colgen_for_large_horizon_models(monkeypatch):
     monkeypatch.setattr(hs, "AUTO_EXACT_TIMED", 10)
     r = fedopt.solve(parse_instance(generate("s", seed=2, horizon=6)), time_limit=20)
     assert r.stats["method"] == "colgen-horizon"
+
+
+def test_rolling_windows_cover_the_horizon():
+    from fedopt.horizon.rolling import windows
+
+    assert windows(24, 12, 6) == [(0, 12, 6), (6, 18, 12), (12, 24, 24)]
+    assert windows(6, 12, 6) == [(0, 6, 6)]
+    assert windows(10, 4, 3) == [(0, 4, 3), (3, 7, 6), (6, 10, 10)]
+
+
+@pytest.mark.parametrize(("preset", "seed", "slots"), [("s", 1, 24), ("m", 2, 6)])
+def test_rolling_plan_is_checked_and_bounded(preset, seed, slots, monkeypatch):
+    import fedopt.horizon.solve as hs
+
+    monkeypatch.setattr(hs, "ROLLING_WINDOW", 4)
+    monkeypatch.setattr(hs, "ROLLING_COMMIT", 2)
+    inst = parse_instance(generate(preset, seed=seed, horizon=slots))
+    exact = fedopt.solve(inst, method="exact", time_limit=60)
+    r = fedopt.solve(inst, method="rolling", time_limit=30)
+    assert r.stats["method"] == "rolling-horizon" and len(r.stats["steps"]) >= 2
+    assert check_plan(inst, r.to_doc()).ok
+    tol = 1e-6 * max(1.0, abs(exact.objective))
+    assert r.objective >= exact.objective - tol
+    assert r.bound is not None and r.bound <= exact.objective + tol
+
+
+def test_rolling_is_for_horizon_instances():
+    from fedopt.errors import InputError
+    from tests.conftest import TINY
+
+    with pytest.raises(InputError, match="horizon"):
+        fedopt.solve(TINY / "capacity.json", method="rolling")

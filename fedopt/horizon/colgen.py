@@ -42,6 +42,7 @@ class TimedColGenResult:
     objective: float  # value (maximized); cost = -objective
     bound: float | None  # upper bound of the value
     stats: dict = field(default_factory=dict)
+    chosen: np.ndarray | None = None  # the plan's candidates, indices in the full candidate set
 
 
 class TimedColumnGeneration:
@@ -61,8 +62,14 @@ class TimedColumnGeneration:
         self.unplaced = unplaced
         self.constant = -float(unplaced.sum())
         self.tr = TimedRows.of(inst)
+        self.lo, self.hi = self.tr.lo, self.tr.hi
         self.bases = self.tr.bases(placements)
         self._pricing_matrices()
+        self.full = (self.tc, self.job, self.value, self.constant)
+        self.index = np.arange(len(self.job))  # candidates' indices in the full set
+        self._reset()
+
+    def _reset(self) -> None:
         self.in_master = np.zeros(len(self.job), dtype=bool)
         self.master_idx: list[np.ndarray] = []
         self.mats: list[sp.csc_matrix] = []
@@ -73,6 +80,25 @@ class TimedColumnGeneration:
         self.rounds = 0
         self.best_x_idx = np.zeros(0, dtype=np.int64)  # candidate indices of the best plan
         self.best_obj = -np.inf
+
+    def restrict(self, keep: np.ndarray, fixed: np.ndarray) -> None:
+        """Make the problem the sub-problem of the rolling horizon: only the candidates ``keep``
+        (a mask over the full set), with the ``fixed`` candidates (full indices) committed:
+        their use is taken off every row's limits and their value added to the constant."""
+        tc, job, value, constant = self.full
+        fixed = np.asarray(fixed, dtype=np.int64)
+        used = np.zeros(self.tr.n)
+        if len(fixed):
+            A = self.tr.matrix(self.bases, tc.place[fixed], tc.start[fixed], tc.duration[fixed])
+            used = np.asarray(A.sum(axis=1)).ravel()
+        self.lo, self.hi = self.tr.lo - used, self.tr.hi - used
+        self.constant = constant + float(value[fixed].sum())
+        self.index = np.flatnonzero(keep)
+        self.tc = TimedColumns(tc.placements, tc.place[self.index], tc.start[self.index], tc.duration[self.index])
+        self.job, self.value = job[self.index], value[self.index]
+        fixed_jobs = set(job[fixed].tolist())
+        self.relaxed_jobs = [j for j in self.relaxed_jobs_all if j not in fixed_jobs]
+        self._reset()
 
     # ------------------------------------------------------------------ set-up
     def _pricing_matrices(self) -> None:
@@ -97,11 +123,12 @@ class TimedColumnGeneration:
         self.nonassign[self.assign_rows] = False
         # the capacity and quota rows of the relaxed split term
         self.cap_rows = self.tr.offset["capacity"] + np.arange(self.inst.n_pools)[:, None] * self.slots + np.arange(self.slots)
-        self.relaxed_jobs = sorted(j for j in self.P.incomplete_jobs if not self.inst.pinned[j])
+        self.relaxed_jobs_all = sorted(j for j in self.P.incomplete_jobs if not self.inst.pinned[j])
+        self.relaxed_jobs = self.relaxed_jobs_all
 
     # ------------------------------------------------------------------ pricing
     def _valid(self, y: np.ndarray) -> np.ndarray:
-        lo, hi = self.tr.lo, self.tr.hi
+        lo, hi = self.lo, self.hi
         y = np.where(np.isfinite(hi) & ~np.isfinite(lo), np.maximum(y, 0.0), y)
         y = np.where(np.isfinite(lo) & ~np.isfinite(hi), np.minimum(y, 0.0), y)
         return np.where(self.nonassign, y, 0.0)
@@ -176,7 +203,7 @@ class TimedColumnGeneration:
         """(Lagrangian bound at y, each candidate's reduced value)."""
         inst = self.inst
         yv = self._valid(y)
-        rhs = np.where(yv > 0, self.tr.hi, np.where(yv < 0, self.tr.lo, 0.0))
+        rhs = np.where(yv > 0, self.hi, np.where(yv < 0, self.lo, 0.0))
         total = self.constant + float(np.sum(np.where(yv != 0, yv * rhs, 0.0)))
         best = np.full(inst.n_jobs, -np.inf)
         np.maximum.at(best, self.job, red)
@@ -193,8 +220,8 @@ class TimedColumnGeneration:
         h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         h.changeObjectiveOffset(self.constant)
         inf = highspy.kHighsInf
-        lo = np.where(np.isfinite(self.tr.lo), self.tr.lo, -inf)
-        hi = np.where(np.isfinite(self.tr.hi), self.tr.hi, inf)
+        lo = np.where(np.isfinite(self.lo), self.lo, -inf)
+        hi = np.where(np.isfinite(self.hi), self.hi, inf)
         n = self.tr.n
         h.addRows(n, lo, hi, 0, np.zeros(n, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
         self.h = h
@@ -240,7 +267,7 @@ class TimedColumnGeneration:
             mats.append(self.tr.matrix(self.bases, self.tc.place[extra], self.tc.start[extra], self.tc.duration[extra]).tocsc())
         A = sp.hstack(mats, format="csr") if mats else sp.csr_matrix((self.tr.n, 0))
         cols = self.P.subset(self.tc.place[idx])
-        mp = MasterProblem(cols, self.value[idx], self.constant, A, self.tr.lo, self.tr.hi, self.tr.rows, np.arange(self.tr.n))
+        mp = MasterProblem(cols, self.value[idx], self.constant, A, self.lo, self.hi, self.tr.rows, np.arange(self.tr.n))
         return mp, idx
 
     def _offer(self, mp: MasterProblem, idx: np.ndarray, x: np.ndarray, phase: str) -> None:
@@ -263,13 +290,7 @@ class TimedColumnGeneration:
     # ------------------------------------------------------------------ main loop
     def run(self, deadline: float, lp_share: float = 0.5) -> TimedColGenResult:
         t0 = time.perf_counter()
-        self._lp_start()
-        # running placements at slot 0, then each job's most valuable few
-        running = np.flatnonzero(self.P.is_running[self.tc.place])
-        self._add(running)
-        self._add(self._top_per_job(self.value, self.per_job, -np.inf))
-        mp, idx = self.master()
-        self._offer(mp, idx, greedy_x(mp), "greedy")
+        self._initial()
         self._cg_loop(t0 + (deadline - t0) * lp_share)
         # the integer plan over the generated columns and those within the gap
         extra = np.zeros(0, dtype=np.int64)
@@ -312,7 +333,21 @@ class TimedColumnGeneration:
             "relaxed_split_jobs": len(self.relaxed_jobs),
             "mip_status": None if res is None else res.status,
         }
-        return TimedColGenResult(tc, np.ones(len(chosen)), obj, bound, stats)
+        return TimedColGenResult(tc, np.ones(len(chosen)), obj, bound, stats, self.index[chosen])
+
+    def _initial(self) -> None:
+        """A new master: running placements at slot 0, each job's most valuable few; a greedy plan."""
+        self._lp_start()
+        self._add(np.flatnonzero(self.P.is_running[self.tc.place]))
+        self._add(self._top_per_job(self.value, self.per_job, -np.inf))
+        mp, idx = self.master()
+        self._offer(mp, idx, greedy_x(mp), "greedy")
+
+    def lp_bound(self, until: float) -> float | None:
+        """Only the column generation: the Lagrangian bound (of the value) it reaches by ``until``."""
+        self._initial()
+        self._cg_loop(until)
+        return float(self.bound) if np.isfinite(self.bound) else None
 
     def _valid_pi(self, y: np.ndarray) -> np.ndarray:
         return y[self.assign_rows]

@@ -13,7 +13,7 @@ from fedopt.columns.rules import valid_placements
 from fedopt.errors import InputError
 from fedopt.feasibility import raise_if_pinned_infeasible
 from fedopt.greedy import greedy_x
-from fedopt.horizon.model import build_timed_master, expand
+from fedopt.horizon.model import TimedColumns, build_timed_master, expand
 from fedopt.instance.model import Instance
 from fedopt.master import admissible
 from fedopt.plan import Result
@@ -23,6 +23,8 @@ from fedopt.progress import Progress
 # The time-indexed model multiplies placements by slots: keep both in check.
 HORIZON_SPLIT_BUDGET = 20_000
 MAX_TIMED_COLUMNS = 3_000_000
+ROLLING_WINDOW = 12  # rolling horizon: start slots per step
+ROLLING_COMMIT = 6  # of which the first ones are committed
 AUTO_EXACT_TIMED = 200_000  # auto: the whole time-indexed MIP up to this many (placement, start) pairs
 
 
@@ -81,10 +83,10 @@ def solve_horizon(
     cols = placements_for_horizon(inst, min(cfg.split_budget, HORIZON_SPLIT_BUDGET))
     if method == "auto":
         method = "exact" if cols.complete and cols.size * inst.horizon.slots <= AUTO_EXACT_TIMED else "colgen"
-    if method == "colgen":
-        return _solve_colgen(inst, cols, cfg, limit, seed, progress, should_stop, t0)
+    if method in ("colgen", "rolling"):
+        return _solve_colgen(inst, cols, cfg, limit, seed, progress, should_stop, t0, rolling=method == "rolling")
     if method not in ("exact",):
-        raise InputError("--method", f"horizon instances are solved by auto, exact or colgen, not {method!r}")
+        raise InputError("--method", f"horizon instances are solved by auto, exact, colgen or rolling, not {method!r}")
     cols = _fit(inst, cols)
     tc = expand(inst, cols)
     mp, job = build_timed_master(inst, tc)
@@ -145,26 +147,45 @@ def solve_horizon(
 
 
 def _solve_colgen(
-    inst: Instance, cols: ColumnPool, cfg, limit: float, seed: int, progress: Progress, should_stop, t0: float
+    inst: Instance,
+    cols: ColumnPool,
+    cfg,
+    limit: float,
+    seed: int,
+    progress: Progress,
+    should_stop,
+    t0: float,
+    rolling: bool = False,
 ) -> Result:
     from fedopt.horizon.colgen import TimedColumnGeneration
 
     opts = SolveOptions(time_limit=limit, mip_gap=cfg.mip_gap, threads=cfg.threads, seed=seed, should_stop=should_stop)
     cg = TimedColumnGeneration(inst, cols, opts, progress)
     t_built = time.perf_counter()
-    out = cg.run(t0 + limit * 0.95)
-    cost = -out.objective
-    bound = None if out.bound is None else min(-out.bound, cost)  # a lower bound on the cost
+    if rolling:
+        from fedopt.horizon.rolling import solve_rolling
+
+        slots = inst.horizon.slots
+        window = min(slots, ROLLING_WINDOW)
+        r = solve_rolling(cg, t0 + limit * 0.95, window, max(1, min(ROLLING_COMMIT, window)))
+        full = cg.full[0]
+        tc = TimedColumns(full.placements, full.place[r.chosen], full.start[r.chosen], full.duration[r.chosen])
+        objective, value_bound = r.objective, r.bound
+        extra = {"method": "rolling-horizon", "steps": r.steps}
+    else:
+        out = cg.run(t0 + limit * 0.95)
+        tc, objective, value_bound, extra = out.tc, out.objective, out.bound, {"method": "colgen-horizon", **out.stats}
+    cost = -objective
+    bound = None if value_bound is None else min(-value_bound, cost)  # a lower bound on the cost
     gap = None if bound is None else (cost - bound) / max(1.0, abs(cost))
     status = "optimal" if gap is not None and gap <= max(cfg.mip_gap, 1e-9) else "feasible"
-    tc = out.tc
     placements = {int(tc.placements.job[p]): tc.placements.parts_of(int(p)) for p in tc.place}
     starts = {int(tc.placements.job[p]): int(s) for p, s in zip(tc.place, tc.start, strict=True)}
     stats = {
         "notes": list(cols.notes),
-        "method": "colgen-horizon",
         "placements": int(cols.size),
-        **out.stats,
+        "relaxed_split_jobs": len(cg.relaxed_jobs_all),
+        **extra,
         "history": progress.history,
         "seconds": {"build": t_built - t0, "solve": time.perf_counter() - t_built, "total": time.perf_counter() - t0},
     }

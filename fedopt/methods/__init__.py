@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-METHODS = ("auto", "exact", "colgen", "greedy", "pop")
+METHODS = ("auto", "exact", "colgen", "greedy", "pop", "rolling")  # rolling: horizon instances only
 
 Placements = dict[int, list[tuple[int, int, int]]]
 
