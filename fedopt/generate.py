@@ -191,6 +191,49 @@ def _specs(types: list[dict]) -> list[CardSpec]:
     return [CardSpec(t["id"], t["bf16_tflops"], t["mem_bw_gbs"], t["memory_gb"], t.get("scaleup_gbs")) for t in types]
 
 
+def pick_workload(rng: np.random.Generator, size: int) -> tuple[str, dict]:
+    """A workload by its share of the mix; gangs of 64+ cards are training, never inference."""
+    names = list(WORKLOADS)
+    p = np.array([WORKLOADS[w]["share"] for w in names])
+    wl = names[int(rng.choice(len(names), p=p / p.sum()))]
+    if size >= 64 and WORKLOADS[wl]["kind"] == "infer":
+        wl = "llm-pretrain-70b"
+    return wl, WORKLOADS[wl]
+
+
+def sample_job_traits(rng: np.random.Generator, job: dict, size: int, datasets: list[str], region_choices) -> None:
+    """The job's stack, granularity, elastic range, split, data read and region limit, drawn in a
+    fixed order (the generator's and the simulator's jobs come from the same draws).
+
+    ``job`` already has ``kind``; ``region_choices(job)`` lists the regions a region limit may
+    name (after the data read is drawn); an empty list draws no limit.
+    """
+    if rng.random() < 0.7:
+        job["stack"] = "cuda"
+    if size >= 8 and size % 8 == 0:
+        job["granularity"] = 8
+    if size >= 4 and rng.random() < 0.12:  # elastic: half to all of the request
+        g = job.get("granularity", 1)
+        lo = max(g, (size // 2) // g * g)
+        step = max(g, ((size - lo) // 2) // g * g) if size > lo else g
+        job["cards"] = {"min": lo, "max": lo + (size - lo) // step * step, "step": step}
+    if size >= 16 and rng.random() < 0.7:
+        fed = rng.random() < 0.4
+        job["split"] = {
+            "max_parts": int(rng.choice([2, 3, 4])),
+            "scope": "federation" if fed else "region",
+            "sync_gbps": float(rng.choice([5, 10, 25, 50])) if fed else 0.0,
+        }
+    if datasets and rng.random() < 0.65:
+        read = rng.uniform(0.2, 2.0) if job["kind"] == "infer" else rng.uniform(0.5, 8.0)
+        job["data"] = [{"dataset": datasets[int(rng.integers(0, len(datasets)))], "gbps": round(float(read), 2)}]
+    if rng.random() < 0.05:
+        choices = region_choices(job)
+        if len(choices):
+            pick = rng.choice(choices, size=min(len(choices), int(rng.integers(1, 3))), replace=False)
+            job["regions"] = sorted(str(r) for r in pick)
+
+
 def generate(preset: str | Preset = "m", seed: int = 0, name: str | None = None, horizon: int | None = None) -> dict:
     """A model-v1 instance document (a dict ready for ``json.dump``)."""
     p = PRESETS[preset] if isinstance(preset, str) else preset
@@ -219,15 +262,9 @@ def generate(preset: str | Preset = "m", seed: int = 0, name: str | None = None,
             t["quota_cards"] = int(max(8, round(cards * rng.uniform(0.7, 1.0))))
         tenants.append(t)
 
-    wl_names = list(WORKLOADS)
-    wl_p = np.array([WORKLOADS[w]["share"] for w in wl_names])
-    wl_p /= wl_p.sum()
     jobs = []
     for i, (size, hrs, vc) in enumerate(zip(sizes, hours, vcs, strict=True)):
-        wl = wl_names[int(rng.choice(len(wl_names), p=wl_p))]
-        w = WORKLOADS[wl]
-        if size >= 64 and w["kind"] == "infer":
-            wl, w = "llm-pretrain-70b", WORKLOADS["llm-pretrain-70b"]
+        _, w = pick_workload(rng, int(size))
         rates = {}
         for t, spec in zip(types, specs, strict=True):
             r = profile_rate(w["tflop"], w["gb"], w["comm"] * (size > 1), w["mem"], spec, specs[ref])
@@ -249,29 +286,7 @@ def generate(preset: str | Preset = "m", seed: int = 0, name: str | None = None,
                 "memory_gb": float(w["mem"]),
             },
         }
-        if rng.random() < 0.7:
-            job["stack"] = "cuda"
-        if size >= 8 and size % 8 == 0:
-            job["granularity"] = 8
-        if size >= 4 and rng.random() < 0.12:  # elastic: half to all of the request
-            g = job.get("granularity", 1)
-            lo = max(g, (size // 2) // g * g)
-            step = max(g, ((size - lo) // 2) // g * g) if size > lo else g
-            job["cards"] = {"min": lo, "max": size, "step": step}
-            if (size - lo) % step:
-                job["cards"]["max"] = lo + (size - lo) // step * step
-        if size >= 16 and rng.random() < 0.7:
-            fed = rng.random() < 0.4
-            job["split"] = {
-                "max_parts": int(rng.choice([2, 3, 4])),
-                "scope": "federation" if fed else "region",
-                "sync_gbps": float(rng.choice([5, 10, 25, 50])) if fed else 0.0,
-            }
-        if rng.random() < 0.65:
-            read = rng.uniform(0.2, 2.0) if w["kind"] == "infer" else rng.uniform(0.5, 8.0)
-            job["data"] = [{"dataset": f"ds{int(rng.integers(0, len(datasets)))}", "gbps": round(float(read), 2)}]
-        if rng.random() < 0.05:
-            job["regions"] = sorted(rng.choice(regions, size=min(len(regions), int(rng.integers(1, 3))), replace=False).tolist())
+        sample_job_traits(rng, job, int(size), [d["id"] for d in datasets], lambda _job: regions)
         best = max(rates.values(), default=1.0)
         job["work"] = round(max(hrs, 0.25) * size * best, 3)
         jobs.append(job)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from fedopt.errors import InputError
-from fedopt.generate import PRESETS, WORKLOADS, _specs, generate
+from fedopt.generate import PRESETS, _specs, generate, pick_workload, sample_job_traits
 from fedopt.instance import Instance, parse_instance
 from fedopt.normalize.roofline import profile_rate
 
@@ -87,6 +87,14 @@ def _work_type(fleet: Instance) -> int:
     return int(order[len(order) // 2])  # the median card by peak compute
 
 
+def _data_ok(fleet: Instance, job: dict) -> np.ndarray:
+    """Regions that can reach every dataset the job reads."""
+    ok = np.ones(len(fleet.region_ids), dtype=bool)
+    for read in job.get("data", []):
+        ok &= fleet.data_source[fleet.dataset_ids.index(read["dataset"])] >= 0
+    return ok
+
+
 def map_jobs(fleet: Instance, arrival_h, duration_h, cards, rng: np.random.Generator) -> list[JobSpec]:
     """The stream's jobs as model-v1 jobs on this fleet (mirrors :func:`fedopt.generate.generate`).
 
@@ -96,23 +104,22 @@ def map_jobs(fleet: Instance, arrival_h, duration_h, cards, rng: np.random.Gener
     types = [t.model_dump(exclude_none=True) for t in doc.card_types]
     specs = _specs(types)
     ref = fleet.reference_type
-    n_t, n_r = len(types), len(fleet.region_ids)
+    n_t = len(types)
     stacks = np.array([t["stack"] for t in types], dtype=object)
     memory = np.array([t["memory_gb"] for t in types], dtype=float)
     wtype = _work_type(fleet)
     se = doc.settings.span_efficiency
-    wl_names = list(WORKLOADS)
-    wl_p = np.array([WORKLOADS[w]["share"] for w in wl_names])
-    wl_p /= wl_p.sum()
     datasets = fleet.dataset_ids
+
+    def reachable(job: dict) -> list[str]:
+        """Regions a region limit may name: those that can read the job's data."""
+        return [fleet.region_ids[r] for r in np.flatnonzero(_data_ok(fleet, job))]
+
     rate_cache: dict[tuple[str, bool], np.ndarray] = {}
     jobs: list[JobSpec] = []
     for i in range(len(arrival_h)):
         size = int(cards[i])
-        wl = wl_names[int(rng.choice(len(wl_names), p=wl_p))]
-        w = WORKLOADS[wl]
-        if size >= 64 and w["kind"] == "infer":
-            wl, w = "llm-pretrain-70b", WORKLOADS["llm-pretrain-70b"]
+        wl, w = pick_workload(rng, size)
         key = (wl, size > 1)
         if key not in rate_cache:
             rate_cache[key] = np.array(
@@ -127,37 +134,11 @@ def map_jobs(fleet: Instance, arrival_h, duration_h, cards, rng: np.random.Gener
             "memory_gb": float(w["mem"]),
             "throughput": {types[t]["id"]: float(rates[t]) for t in range(n_t) if rates[t] > 0},
         }
-        if rng.random() < 0.7:
-            job["stack"] = "cuda"
-        if size >= 8 and size % 8 == 0:
-            job["granularity"] = 8
+        sample_job_traits(rng, job, size, datasets, reachable)
         g = job.get("granularity", 1)
-        if size >= 4 and rng.random() < 0.12:  # elastic: half to all of the request
-            lo = max(g, (size // 2) // g * g)
-            step = max(g, ((size - lo) // 2) // g * g) if size > lo else g
-            hi = lo + (size - lo) // step * step
-            job["cards"] = {"min": lo, "max": hi, "step": step}
-        if size >= 16 and rng.random() < 0.7:
-            fed = rng.random() < 0.4
-            job["split"] = {
-                "max_parts": int(rng.choice([2, 3, 4])),
-                "scope": "federation" if fed else "region",
-                "sync_gbps": float(rng.choice([5, 10, 25, 50])) if fed else 0.0,
-            }
-        if datasets and rng.random() < 0.65:
-            read = rng.uniform(0.2, 2.0) if w["kind"] == "infer" else rng.uniform(0.5, 8.0)
-            job["data"] = [{"dataset": datasets[int(rng.integers(0, len(datasets)))], "gbps": round(float(read), 2)}]
-        region_ok = np.ones(n_r, dtype=bool)
-        for read in job.get("data", []):
-            region_ok &= fleet.data_source[fleet.dataset_ids.index(read["dataset"])] >= 0
-        if rng.random() < 0.05:
-            reachable = [r for r in range(n_r) if region_ok[r]]
-            if reachable:
-                pick = rng.choice(reachable, size=min(len(reachable), int(rng.integers(1, 3))), replace=False)
-                job["regions"] = sorted(fleet.region_ids[int(r)] for r in pick)
-                allow = np.zeros(n_r, dtype=bool)
-                allow[[int(r) for r in pick]] = True
-                region_ok &= allow
+        region_ok = _data_ok(fleet, job)
+        if "regions" in job:
+            region_ok &= np.isin(np.array(fleet.region_ids, dtype=object), job["regions"])
         ok = rates > 0
         ok &= memory >= w["mem"]
         if "stack" in job:
