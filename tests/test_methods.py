@@ -41,26 +41,3 @@ def test_colgen_bound_holds_against_exact(preset, seed):
 def test_auto_picks_exact_when_small():
     r = fedopt.solve(TINY / "capacity.json")
     assert r.stats["method"] == "exact"
-
-
-def test_dive_takes_decisions_and_restores_the_master():
-    """m seed 2's root LP is fractional: the dive runs, and leaves the live LP as it found it."""
-    import time
-
-    import numpy as np
-
-    from fedopt.backends.base import SolveOptions
-    from fedopt.decompose.colgen import ColumnGeneration
-
-    inst = parse_instance(generate("m", seed=2))
-    cg = ColumnGeneration(inst, SolveOptions(time_limit=20))
-    res = cg.run(time.perf_counter() + 20)
-    assert res.stats["dive_steps"] > 0
-    lp = cg.h.getLp()
-    assert np.all(np.asarray(lp.col_lower_) == 0) and np.all(np.asarray(lp.col_upper_) == 1)
-    lo = np.where(np.isfinite(cg.rows.lo), cg.rows.lo, -np.inf)
-    hi = np.where(np.isfinite(cg.rows.hi), cg.rows.hi, np.inf)
-    assert np.array_equal(np.maximum(np.asarray(lp.row_lower_), -1e300), np.maximum(lo, -1e300))
-    assert np.array_equal(np.minimum(np.asarray(lp.row_upper_), 1e300), np.minimum(hi, 1e300))
-    assert res.mp.is_feasible(res.x)
-    assert res.bound >= res.objective

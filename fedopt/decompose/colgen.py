@@ -6,9 +6,10 @@
    re-solved warm. Duals are smoothed (Wentges) towards those of the best Lagrangian bound.
 3. The Lagrangian bound ``y.b + sum_j max(0, best column of j at y)`` is a proven upper bound of
    the integer optimum at every round; it stops the loop when the LP is close enough.
-4. The integer plan: price-and-dive (fix what the LP decides, re-price, re-solve), then the
-   MIP over every generated column (near-optimal singles added by reduced cost), seeded with
-   the best plan so far, then a greedy fill with every single-pool placement.
+4. The integer plan: relax-and-fix (the LP's integral placements kept, the rest solved as a
+   small MIP), then the MIP over every generated column, with the single placements and the
+   contested gangs' split placements that are within the gap by reduced cost, seeded with the
+   best plan so far, then a greedy fill with every single-pool placement.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from fedopt.master import MasterProblem, Rows, admissible
 from fedopt.progress import Progress
 
 EPS = 1e-7
-SPLIT_BUDGET_NEAR = 60_000  # split placements enumerated for the final MIP's left-out jobs
+SPLIT_BUDGET_NEAR = 60_000  # split placements enumerated for the final MIP's contested jobs
 SPLIT_KEEP_NEAR = 5_000  # of which the best by reduced cost enter it
 
 
@@ -120,9 +121,7 @@ class ColumnGeneration:
         warm: ColumnPool | None = None,
     ):
         self.fix_share = fix_share
-        self.frozen: np.ndarray | None = None  # jobs fixed by the dive
-        self.dive_steps = 0
-        self._job_cache: np.ndarray | None = None
+        self.x_root: np.ndarray | None = None
         self.lp_dead = False
         self.warm = warm
         self.mip_backend = mip_backend
@@ -269,9 +268,10 @@ class ColumnGeneration:
             self._offer(x, "warm")
         # 1. the root LP by column generation: the proven bound
         self._cg_loop(t0 + span * self.lp_share, record_bound=True)
-        # 2. price-and-dive: fix what the LP decides, re-price, re-solve, until the LP is integral
+        self.x_root = None if self.lp_dead or not self.columns.n else np.asarray(self.h.getSolution().col_value).copy()
+        # 2. relax-and-fix: keep what the root LP decided, solve the undecided rest exactly
         if self.lp_obj is not None and not self.lp_dead:
-            self._dive(t0 + span * (self.lp_share + self.fix_share))
+            self._relax_and_fix(t0 + span * (self.lp_share + self.fix_share))
             self._add_near_optimal()
         # 3. the MIP over every generated column, from the best plan so far
         mp = self.columns.master()
@@ -307,7 +307,6 @@ class ColumnGeneration:
             "rows": mp.n_rows,
             "singles_candidates": int(self.singles.size),
             "lp_objective": self.lp_obj,
-            "dive_steps": self.dive_steps,
             "mip_status": None if res is None else res.status,
             "mip_bound_restricted": None if res is None else res.bound,
         }
@@ -377,115 +376,52 @@ class ColumnGeneration:
                 return self._solve_lp(until)
         return True
 
-    def _dive(self, until: float) -> None:
-        """Price-and-dive: take the decisions the LP has nearly made, re-price, re-solve, repeat.
+    def _relax_and_fix(self, until: float) -> None:
+        """Keep what the root LP decided, solve the undecided rest as a small MIP.
 
-        A fractional job whose columns sum to less than one half is left out (its assignment
-        row closed), otherwise its largest column is fixed to 1. Each step takes the decisions
-        the LP is surest of (at least 0.9, else the surest quarter) and runs column generation
-        again with those jobs frozen, so the other jobs move around them. A step that makes the
-        LP infeasible is undone and the next one is half as big; a single fix that does is forbidden.
-        An integral LP is a plan. The LP is degenerate (many small jobs could sit in either of
-        two pools), so decisions are taken in batches, not one at a time.
+        Columns at 1 in the LP are fixed; the MIP runs over every other job's columns within
+        what the fixed ones leave of each limit. Near the LP when the LP is mostly integral.
         """
         if self.lp_dead or self.columns.n == 0:
             return
-        inst = self.inst
-        self.frozen = np.zeros(inst.n_jobs, dtype=bool)
-        batches: list[list[tuple[str, int]]] = []
-        forbidden: list[int] = []
-        limit: int | None = None  # the batch size after an infeasible step
-        steps = 0
-        try:
-            while time.perf_counter() < until and not self._stopping():
-                ok = self._cg_loop(until, record_bound=False)
-                if self.lp_dead:
-                    return
-                if not ok:
-                    if not batches or self.h.getModelStatus() != highspy.HighsModelStatus.kInfeasible:
-                        return
-                    last = batches.pop()
-                    self._undo(last)
-                    if len(last) > 1:
-                        limit = len(last) // 2
-                    elif last[0][0] == "col":
-                        self._set_bounds([last[0][1]], 0.0, 0.0)
-                        forbidden.append(last[0][1])
-                    else:
-                        return
-                    continue
-                x = np.asarray(self.h.getSolution().col_value)
-                decisions = self._dive_decisions(x)
-                if decisions is None:
-                    self._offer(np.round(x), "dive")
-                    return
-                decisions, limit = decisions[: limit or len(decisions)], None
-                self._apply(decisions)
-                batches.append(decisions)
-                steps += 1
-        finally:
-            self.dive_steps = steps
-            self.frozen = None
-            if not self.lp_dead:
-                for batch in batches:
-                    self._undo(batch)
-                if forbidden:
-                    self._set_bounds(forbidden, 0.0, 1.0)
-
-    def _dive_decisions(self, x: np.ndarray) -> list[tuple[str, int]] | None:
-        """The next batch of dive decisions from the LP point ``x``, surest first; None if integral."""
-        frac = np.flatnonzero((x > 1e-6) & (x < 1 - 1e-6))
-        if not len(frac):
-            return None
-        job = self._jobs_of_columns()
-        jobs, inv = np.unique(job[frac], return_inverse=True)
-        total = np.zeros(len(jobs))
-        np.add.at(total, inv, x[frac])
-        order = np.lexsort((-x[frac], inv))  # per job, largest column first
-        first = order[np.r_[True, inv[order][1:] != inv[order][:-1]]]
-        top_col, top_x = frac[first], x[frac[first]]
-        leave_out = (total < 0.5) & ~self.inst.pinned[jobs]
-        sure = np.where(leave_out, 1.0 - total, top_x)
-        rank = np.argsort(-sure, kind="stable")
-        take = rank[sure[rank] >= 0.9]
-        if not len(take):
-            take = rank[: max(1, len(rank) // 4)]
-        return [("job", int(jobs[i])) if leave_out[i] else ("col", int(top_col[i])) for i in take]
-
-    def _apply(self, decisions: list[tuple[str, int]]) -> None:
-        job = self._jobs_of_columns()
-        for kind, k in decisions:
-            if kind == "col":
-                self._set_bounds([k], 1.0, 1.0)
-                self.frozen[job[k]] = True
-            else:
-                r = self.assign_off + k
-                self.h.changeRowBounds(r, min(0.0, float(self.rows.lo[r])), 0.0)
-                self.frozen[k] = True
-
-    def _undo(self, decisions: list[tuple[str, int]]) -> None:
-        job = self._jobs_of_columns()
-        inf = highspy.kHighsInf
-        for kind, k in decisions:
-            if kind == "col":
-                self._set_bounds([k], 0.0, 1.0)
-                j = job[k]
-            else:
-                r = self.assign_off + k
-                lo, hi = float(self.rows.lo[r]), float(self.rows.hi[r])
-                self.h.changeRowBounds(r, lo if np.isfinite(lo) else -inf, hi if np.isfinite(hi) else inf)
-                j = k
-            if self.frozen is not None:
-                self.frozen[j] = False
-
-    def _jobs_of_columns(self) -> np.ndarray:
-        if self._job_cache is None or len(self._job_cache) != self.columns.n:
-            self._job_cache = np.concatenate([p.job for p in self.columns.pools]) if self.columns.pools else np.zeros(0, int)
-        return self._job_cache
-
-    def _set_bounds(self, cols, lo: float, hi: float) -> None:
-        idx = np.asarray(cols, dtype=np.int32)
-        self.h.changeColsBounds(len(idx), idx, np.full(len(idx), lo), np.full(len(idx), hi))
+        x_lp = np.asarray(self.h.getSolution().col_value)
+        mp = self.columns.master()
+        x_lp = np.concatenate([x_lp, np.zeros(mp.n_cols - len(x_lp))])[: mp.n_cols]
+        fixed = x_lp >= 1 - 1e-6
+        fixed_jobs = np.zeros(self.inst.n_jobs, dtype=bool)
+        fixed_jobs[mp.cols.job[fixed]] = True
+        free = np.flatnonzero(~fixed_jobs[mp.cols.job])
+        used = mp.A @ fixed.astype(float)
+        sub = MasterProblem(
+            mp.cols.subset(free),
+            mp.c[free],
+            mp.constant + float(mp.c[fixed].sum()),
+            mp.A[:, free].tocsr(),
+            mp.lo - used,
+            mp.hi - used,
+            mp.rows,
+            mp.row_index,
+        )
+        start = np.zeros(sub.n_cols)
+        hint = greedy_x(sub, start=start) if sub.n_cols else start
+        remaining = until - time.perf_counter()
+        x_sub = hint
+        if sub.n_cols and remaining > 0.3:
+            res = HighsBackend().solve_mip(
+                sub,
+                SolveOptions(
+                    time_limit=max(0.2, remaining * 0.9 - 0.3),
+                    mip_gap=self.opts.mip_gap,
+                    seed=self.opts.seed,
+                    hint=hint,
+                    should_stop=self.opts.should_stop,
+                ),
+            )
+            if res.x is not None and sub.is_feasible(res.x) and sub.objective_of(res.x) >= sub.objective_of(hint):
+                x_sub = res.x
+        x = fixed.astype(float)
+        x[free] = x_sub
+        self._offer(x, "fix")
 
     def _add_near_optimal(self, per_job: int = 20) -> None:
         """Add the single placements whose reduced cost at the root duals is within the gap:
@@ -498,12 +434,31 @@ class ColumnGeneration:
         red = self.singles_value - self.singles_AT @ y_na - pi[self.singles.job]
         delta = max(self.bound - self.best_obj, 0.0)
         self._add_singles(red, k=per_job, min_score=-delta)
-        # split placements of the split jobs the best plan leaves out, within the same gap
+        # split placements of the contested split jobs (left out of the best plan, or split in
+        # the root LP), biggest first, each with its share of the budget: an integer plan often
+        # needs a split whose parts fit what the others leave, which pricing does not propose
+        mp = self.columns.master()
         placed = np.zeros(self.inst.n_jobs, dtype=bool)
-        placed[self.columns.master().cols.job[self.best_cols]] = True
-        jobs = [j for j in self.split_jobs if not placed[j]]
+        placed[mp.cols.job[self.best_cols]] = True
+        split_in_lp = np.zeros(self.inst.n_jobs, dtype=bool)
+        whole = np.zeros(self.inst.n_jobs, dtype=bool)
+        if self.x_root is not None:
+            n_root = len(self.x_root)
+            parts = np.diff(mp.cols.part_ptr[: n_root + 1])
+            split_in_lp[mp.cols.job[:n_root][(self.x_root > 1e-6) & (parts > 1)]] = True
+            whole[mp.cols.job[:n_root][self.x_root >= 1 - 1e-6]] = True
+        jobs = [j for j in self.split_jobs if not placed[j] or split_in_lp[j] or not whole[j]]
+        jobs.sort(key=lambda j: -int(self.inst.job_totals[j].max()))
         if jobs:
-            cols, values, mat = self.columns.prepare(split_columns(self.inst, budget=SPLIT_BUDGET_NEAR, jobs=np.array(jobs)))
+            share = max(SPLIT_BUDGET_NEAR // len(jobs), SPLIT_BUDGET_NEAR // 6)
+            pools, left = [], 2 * SPLIT_BUDGET_NEAR
+            for j in jobs:
+                if left <= 0:
+                    break
+                pool = split_columns(self.inst, budget=min(share, left), jobs=np.array([j]))
+                pools.append(pool)
+                left -= pool.size
+            cols, values, mat = self.columns.prepare(ColumnPool.concat(self.inst, pools))
             if cols.size:
                 rc = values - mat.T @ y_na - pi[cols.job]
                 idx = np.flatnonzero(rc > -delta)
@@ -554,17 +509,12 @@ class ColumnGeneration:
         pi = y_rmp[self.assign_off : self.assign_off + inst.n_jobs]
         y_na_rmp = np.where(self.nonassign, y_rmp, 0.0)
         red_rmp = self.singles_value - self.singles_AT @ y_na_rmp - pi[self.singles.job]
-        frozen = self.frozen
-        if frozen is not None:  # jobs fixed by the dive take no new columns
-            red_rmp = np.where(frozen[self.singles.job], -np.inf, red_rmp)
         added = self._add_singles(red_rmp, k=self.per_job, min_score=EPS)
         if cands:
             cols, values, mat = self.columns.prepare(placement_columns(inst, cands))
             if cols.size:
                 rc = values - mat.T @ y_na_rmp - pi[cols.job]
                 keep = rc > EPS
-                if frozen is not None:
-                    keep &= ~frozen[cols.job]
                 if keep.any():
                     idx = np.flatnonzero(keep)
                     self._push(cols.subset(idx), values[idx], mat[:, idx])
