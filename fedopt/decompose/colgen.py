@@ -272,7 +272,8 @@ class ColumnGeneration:
         # 2. relax-and-fix: keep what the root LP decided, solve the undecided rest exactly
         if self.lp_obj is not None and not self.lp_dead:
             self._relax_and_fix(t0 + span * (self.lp_share + self.fix_share))
-            self._add_near_optimal()
+            # the contested gangs' splits cost ~1 s per 100k placements: only with time to use them
+            self._add_near_optimal(splits=deadline - time.perf_counter() > 0.3 * span)
         # 3. the MIP over every generated column, from the best plan so far
         mp = self.columns.master()
         hint = np.zeros(mp.n_cols)
@@ -423,7 +424,7 @@ class ColumnGeneration:
         x[free] = x_sub
         self._offer(x, "fix")
 
-    def _add_near_optimal(self, per_job: int = 20) -> None:
+    def _add_near_optimal(self, per_job: int = 20, splits: bool = True) -> None:
         """Add the single placements whose reduced cost at the root duals is within the gap:
         only they can be part of a plan better than the incumbent (reduced-cost argument)."""
         if self.y_center is None or not np.isfinite(self.bound):
@@ -447,7 +448,7 @@ class ColumnGeneration:
             parts = np.diff(mp.cols.part_ptr[: n_root + 1])
             split_in_lp[mp.cols.job[:n_root][(self.x_root > 1e-6) & (parts > 1)]] = True
             whole[mp.cols.job[:n_root][self.x_root >= 1 - 1e-6]] = True
-        jobs = [j for j in self.split_jobs if not placed[j] or split_in_lp[j] or not whole[j]]
+        jobs = [j for j in self.split_jobs if not placed[j] or split_in_lp[j] or not whole[j]] if splits else []
         jobs.sort(key=lambda j: -int(self.inst.job_totals[j].max()))
         if jobs:
             share = max(SPLIT_BUDGET_NEAR // len(jobs), SPLIT_BUDGET_NEAR // 6)
