@@ -116,6 +116,20 @@ def run_guarded(h: highspy.Highs, limit: float, should_stop: Callable[[], bool] 
     return True
 
 
+def add_columns(h: highspy.Highs, values: np.ndarray, mat) -> None:
+    """Append columns in [0, 1] with objective ``values`` and coefficients ``mat`` (CSC) to a live model."""
+    h.addCols(
+        len(values),
+        np.asarray(values, dtype=np.float64),
+        np.zeros(len(values)),
+        np.ones(len(values)),
+        int(mat.nnz),
+        mat.indptr[:-1].astype(np.int32),
+        mat.indices.astype(np.int32),
+        mat.data.astype(np.float64),
+    )
+
+
 class _Incumbents:
     """Copies of HiGHS's improving MIP solutions, taken in its callback.
 

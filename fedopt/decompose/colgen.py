@@ -23,9 +23,10 @@ import scipy.sparse as sp
 
 from fedopt.backends.base import SolveOptions
 from fedopt.backends.cpsat import CpSatBackend
-from fedopt.backends.highs import HighsBackend, new_highs, run_guarded
+from fedopt.backends.highs import HighsBackend, add_columns, new_highs, run_guarded
 from fedopt.columns.enumerate import placement_columns, running_columns, single_pool_columns, split_columns
 from fedopt.columns.pool import ColumnPool
+from fedopt.columns.rank import best_k_per_job
 from fedopt.columns.rules import valid_placements
 from fedopt.columns.value import snapshot_constant, snapshot_values
 from fedopt.decompose.pricing import Duals, price_split_job
@@ -168,16 +169,7 @@ class ColumnGeneration:
             return
         self.columns.add(cols, values, mat)
         if not self.lp_dead:  # an abandoned solve still owns the HiGHS object
-            self.h.addCols(
-                cols.size,
-                values.astype(np.float64),
-                np.zeros(cols.size),
-                np.ones(cols.size),
-                int(mat.nnz),
-                mat.indptr[:-1].astype(np.int32),
-                mat.indices.astype(np.int32),
-                mat.data.astype(np.float64),
-            )
+            add_columns(self.h, values, mat)
 
     # ------------------------------------------------------------------ duals and pricing
     def _duals(self, y: np.ndarray) -> Duals:
@@ -471,26 +463,13 @@ class ColumnGeneration:
         cand = np.flatnonzero(~self.singles_in & (score > min_score))
         if not len(cand):
             return 0
-        order = cand[np.lexsort((-score[cand], self.singles.job[cand]))]
-        jobs = self.singles.job[order]
-        first = np.r_[True, jobs[1:] != jobs[:-1]]
-        rank = np.arange(len(order)) - np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
-        pick = np.sort(order[rank < k])
+        pick = np.sort(best_k_per_job(cand, score, self.singles.job, k))
         self.singles_in[pick] = True
         cols = self.singles.subset(pick)
         mat = self.singles_AT[pick].T.tocsc()
         self.columns.add(cols, self.singles_value[pick], mat)
         if not self.lp_dead:  # an abandoned solve still owns the HiGHS object
-            self.h.addCols(
-                len(pick),
-                self.singles_value[pick].astype(np.float64),
-                np.zeros(len(pick)),
-                np.ones(len(pick)),
-                int(mat.nnz),
-                mat.indptr[:-1].astype(np.int32),
-                mat.indices.astype(np.int32),
-                mat.data.astype(np.float64),
-            )
+            add_columns(self.h, self.singles_value[pick], mat)
         return len(pick)
 
     def _round(self, y_price: np.ndarray, y_rmp: np.ndarray, pinned_in_lp: set[int]) -> dict:

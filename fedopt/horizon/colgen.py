@@ -24,8 +24,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from fedopt.backends.base import SolveOptions
-from fedopt.backends.highs import HighsBackend, new_highs, run_guarded
+from fedopt.backends.highs import HighsBackend, add_columns, new_highs, run_guarded
 from fedopt.columns.pool import ColumnPool
+from fedopt.columns.rank import best_k_per_job
 from fedopt.greedy import greedy_x
 from fedopt.horizon.model import PER_SLOT, TimedColumns, TimedRows, costs, expand
 from fedopt.instance.model import Instance
@@ -235,27 +236,14 @@ class TimedColumnGeneration:
         self.master_idx.append(idx)
         self.mats.append(mat)
         if not self.lp_dead:
-            self.h.addCols(
-                len(idx),
-                self.value[idx].astype(np.float64),
-                np.zeros(len(idx)),
-                np.ones(len(idx)),
-                int(mat.nnz),
-                mat.indptr[:-1].astype(np.int32),
-                mat.indices.astype(np.int32),
-                mat.data.astype(np.float64),
-            )
+            add_columns(self.h, self.value[idx], mat)
         return len(idx)
 
     def _top_per_job(self, score: np.ndarray, k: int, min_score: float) -> np.ndarray:
         cand = np.flatnonzero(~self.in_master & (score > min_score))
         if not len(cand):
             return cand
-        order = cand[np.lexsort((-score[cand], self.job[cand]))]
-        jobs = self.job[order]
-        first = np.r_[True, jobs[1:] != jobs[:-1]]
-        rank = np.arange(len(order)) - np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
-        return order[rank < k]
+        return best_k_per_job(cand, score, self.job, k)
 
     def master(self, extra: np.ndarray | None = None) -> tuple[MasterProblem, np.ndarray]:
         """The MIP over the master's columns (and ``extra`` candidates); its candidate indices."""

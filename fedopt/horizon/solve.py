@@ -9,6 +9,7 @@ import numpy as np
 from fedopt.backends import SolveOptions, get_backend
 from fedopt.columns.enumerate import enumerate_columns, running_columns
 from fedopt.columns.pool import ColumnPool
+from fedopt.columns.rank import best_k_per_job
 from fedopt.columns.rules import valid_placements
 from fedopt.errors import InputError
 from fedopt.feasibility import raise_if_pinned_infeasible
@@ -35,12 +36,8 @@ def _fit(inst: Instance, cols: ColumnPool) -> ColumnPool:
     if cols.size * slots <= MAX_TIMED_COLUMNS:
         return cols
     per_job = max(1, MAX_TIMED_COLUMNS // (slots * max(1, inst.n_jobs)))
-    order = np.lexsort((-cols.speed, cols.job))
-    jobs = cols.job[order]
-    first = np.r_[True, jobs[1:] != jobs[:-1]]
-    rank = np.arange(len(order)) - np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
     keep = np.zeros(cols.size, dtype=bool)
-    keep[order[rank < per_job]] = True
+    keep[best_k_per_job(np.arange(cols.size), cols.speed, cols.job, per_job)] = True
     keep |= cols.is_running
     out = cols.subset(keep)
     out.complete = False
