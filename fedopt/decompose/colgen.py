@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import highspy
 import numpy as np
@@ -276,14 +276,7 @@ class ColumnGeneration:
             backend = CpSatBackend() if self.mip_backend == "cpsat" else HighsBackend()
             res = backend.solve_mip(
                 mp,
-                SolveOptions(
-                    time_limit=max(0.2, remaining * 0.85 - 0.5),
-                    mip_gap=self.opts.mip_gap,
-                    threads=self.opts.threads,
-                    seed=self.opts.seed,
-                    hint=hint,
-                    should_stop=self.opts.should_stop,
-                ),
+                replace(self.opts, time_limit=max(0.2, remaining * 0.85 - 0.5), hint=hint),
             )
             if res.x is not None and mp.is_feasible(res.x):
                 self._offer(res.x, "mip")

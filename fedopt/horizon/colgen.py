@@ -17,7 +17,7 @@ slots, too big to hand to a MIP whole. Here the master LP keeps a few of them, l
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import highspy
 import numpy as np
@@ -293,14 +293,7 @@ class TimedColumnGeneration:
         if remaining > 0.5 and not self._stopping():
             res = HighsBackend().solve_mip(
                 mp,
-                SolveOptions(
-                    time_limit=max(0.2, remaining * 0.85 - 0.5),
-                    mip_gap=self.opts.mip_gap,
-                    threads=self.opts.threads,
-                    seed=self.opts.seed,
-                    hint=x,
-                    should_stop=self.opts.should_stop,
-                ),
+                replace(self.opts, time_limit=max(0.2, remaining * 0.85 - 0.5), hint=x),
             )
             if res.x is not None:
                 self._offer(mp, idx, res.x, "mip")
