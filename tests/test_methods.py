@@ -41,3 +41,14 @@ def test_colgen_bound_holds_against_exact(preset, seed):
 def test_auto_picks_exact_when_small():
     r = fedopt.solve(TINY / "capacity.json")
     assert r.stats["method"] == "exact"
+
+
+def test_branching_tightens_the_bound_and_keeps_it_valid():
+    """s seed 2's root LP leaves jobs partly placed: branching on them lowers the proven bound,
+    never below the optimum."""
+    inst = parse_instance(generate("s", seed=2))
+    exact = fedopt.solve(inst, method="exact", time_limit=60)
+    assert exact.status == "optimal"
+    cg = fedopt.solve(inst, method="colgen", time_limit=20, seed=2)
+    assert cg.stats["branch_nodes"] > 0
+    assert exact.objective - 1e-6 <= cg.bound < cg.stats["lp_objective"] - 1e-6

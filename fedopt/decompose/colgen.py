@@ -123,6 +123,9 @@ class ColumnGeneration:
     ):
         self.fix_share = fix_share
         self.x_root: np.ndarray | None = None
+        self.forced_in = np.zeros(inst.n_jobs, dtype=bool)  # branching: jobs that must be placed
+        self.forced_out = np.zeros(inst.n_jobs, dtype=bool)  # branching: jobs left out
+        self.branch_nodes = 0
         self.lp_dead = False
         self.warm = warm
         self.mip_backend = mip_backend
@@ -225,7 +228,8 @@ class ColumnGeneration:
         y_na = self._valid(y)
         rhs = np.where(y_na > 0, self.rows.hi, np.where(y_na < 0, self.rows.lo, 0.0))
         total = snapshot_constant(inst) + float(np.nansum(y_na * np.where(y_na != 0, rhs, 0.0)))
-        h = np.maximum(best, 0.0)
+        best = np.where(self.forced_out, -np.inf, best)
+        h = np.where(self.forced_in, best, np.maximum(best, 0.0))
         for j, v in running_rc.items():  # pinned jobs have one option and must take it
             h[j] = v
         return total + float(h.sum())
@@ -261,6 +265,8 @@ class ColumnGeneration:
         # 1. the root LP by column generation: the proven bound
         self._cg_loop(t0 + span * self.lp_share, record_bound=True)
         self.x_root = None if self.lp_dead or not self.columns.n else np.asarray(self.h.getSolution().col_value).copy()
+        if self.x_root is not None:
+            self._branch_for_bound(t0 + span * self.lp_share)
         # 2. relax-and-fix: keep what the root LP decided, solve the undecided rest exactly
         if self.lp_obj is not None and not self.lp_dead:
             self._relax_and_fix(t0 + span * (self.lp_share + self.fix_share))
@@ -293,6 +299,7 @@ class ColumnGeneration:
             "rows": mp.n_rows,
             "singles_candidates": int(self.singles.size),
             "lp_objective": self.lp_obj,
+            "branch_nodes": self.branch_nodes,
             "mip_status": None if res is None else res.status,
             "mip_bound_restricted": None if res is None else res.bound,
         }
@@ -361,6 +368,87 @@ class ColumnGeneration:
             if found["added"] == 0:
                 return self._solve_lp(until)
         return True
+
+    def _branch_for_bound(self, until: float, max_nodes: int = 40) -> None:
+        """Tighten the proven bound by branching on whether a partly placed job is placed.
+
+        The root LP leaves a few jobs partly placed (a 512-card gang at 0.6); the integer optimum
+        either places such a job whole or leaves it out. Each open node is a set of such
+        decisions; column generation at a node gives a Lagrangian bound valid for it (forced-in
+        jobs must take a column, forced-out ones take none), and the best open node's bound is a
+        bound for the whole problem. Best-first, within ``until``; the master is restored after.
+        """
+        nodes = [(float(self.bound), (), (), self._branch_job(self.x_root))]  # bound, in, out, next job
+        try:
+            while time.perf_counter() < until and not self._stopping() and self.branch_nodes < max_nodes:
+                k = max(range(len(nodes)), key=lambda i: nodes[i][0])
+                bound, fin, fout, j = nodes[k]
+                if j is None:
+                    break  # the best node has no partly placed job: branching cannot lower it
+                children = []
+                for child_in, child_out in (((*fin, j), fout), (fin, (*fout, j))):
+                    b, nxt = self._node_bound(child_in, child_out, until)
+                    children.append((min(bound, b), child_in, child_out, nxt))
+                    self.branch_nodes += 1
+                nodes[k : k + 1] = [c for c in children if c[0] > -np.inf]
+                if not nodes:
+                    break
+                self.bound = max(c[0] for c in nodes)
+                self.progress.round("branch", self.lp_obj, self._bound(), self.best_obj, self.columns.n)
+        finally:
+            self._set_branch((), ())
+            if not self.lp_dead:
+                self._solve_lp(time.perf_counter() + 5.0)
+
+    def _branch_job(self, x: np.ndarray | None) -> int | None:
+        """The partly placed job that weighs most (value times distance from whole or none)."""
+        if x is None:
+            return None
+        mp_job = np.concatenate([p.job for p in self.columns.pools])[: len(x)]
+        placed = np.zeros(self.inst.n_jobs)
+        np.add.at(placed, mp_job, x)
+        worth = np.zeros(self.inst.n_jobs)
+        np.maximum.at(worth, mp_job, np.concatenate(self.columns.values)[: len(x)])
+        part = np.minimum(placed, 1 - placed)
+        score = np.where((part > 1e-6) & ~self.inst.pinned & ~self.forced_in & ~self.forced_out, worth * part, 0.0)
+        return int(np.argmax(score)) if score.max() > 0 else None
+
+    def _set_branch(self, fin: tuple, fout: tuple) -> None:
+        """Make the live master the node with jobs ``fin`` placed and ``fout`` left out."""
+        if self.lp_dead:  # an abandoned solve still owns the HiGHS object
+            self.forced_in[:] = False
+            self.forced_out[:] = False
+            return
+        inf = highspy.kHighsInf
+        for j in np.flatnonzero(self.forced_in | self.forced_out):
+            r = self.assign_off + int(j)
+            lo, hi = self.rows.lo[r], self.rows.hi[r]
+            self.h.changeRowBounds(r, lo if np.isfinite(lo) else -inf, hi if np.isfinite(hi) else inf)
+        self.forced_in[:] = False
+        self.forced_out[:] = False
+        for j in fin:
+            self.forced_in[j] = True
+            self.h.changeRowBounds(self.assign_off + j, 1.0, 1.0)
+        for j in fout:
+            self.forced_out[j] = True
+            self.h.changeRowBounds(self.assign_off + j, -inf, 0.0)
+
+    def _node_bound(self, fin: tuple, fout: tuple, until: float, max_rounds: int = 30) -> tuple[float, int | None]:
+        """(Lagrangian bound of the node, its next branching job); +inf when nothing was learnt,
+        -inf when the node is proven empty (a forced-in job with no column at all)."""
+        self._set_branch(fin, fout)
+        bound = np.inf
+        x = None
+        for _ in range(max_rounds):
+            if time.perf_counter() >= until or not self._solve_lp(until):
+                break
+            y = np.asarray(self.h.getSolution().row_dual)
+            found = self._round(y, y, self.pinned_in_lp)
+            bound = min(bound, found["bound"])
+            x = np.asarray(self.h.getSolution().col_value)
+            if found["added"] == 0:
+                break
+        return bound, (self._branch_job(x) if x is not None else None)
 
     def _relax_and_fix(self, until: float) -> None:
         """Keep what the root LP decided, solve the undecided rest as a small MIP.
@@ -482,12 +570,13 @@ class ColumnGeneration:
         pi = y_rmp[self.assign_off : self.assign_off + inst.n_jobs]
         y_na_rmp = np.where(self.nonassign, y_rmp, 0.0)
         red_rmp = self.singles_value - self.singles_AT @ y_na_rmp - pi[self.singles.job]
+        red_rmp[self.forced_out[self.singles.job]] = -np.inf
         added = self._add_singles(red_rmp, k=self.per_job, min_score=EPS)
         if cands:
             cols, values, mat = self.columns.prepare(placement_columns(inst, cands))
             if cols.size:
                 rc = values - mat.T @ y_na_rmp - pi[cols.job]
-                keep = rc > EPS
+                keep = (rc > EPS) & ~self.forced_out[cols.job]
                 if keep.any():
                     idx = np.flatnonzero(keep)
                     self._push(cols.subset(idx), values[idx], mat[:, idx])
