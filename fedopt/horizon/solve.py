@@ -127,20 +127,8 @@ def solve_horizon(
         "history": progress.history,
         "seconds": {"build": t_built - t0, "solve": res.seconds, "total": time.perf_counter() - t0},
     }
-    result = Result(
-        inst,
-        placements,
-        status,
-        cost,
-        bound,
-        start_slots=starts,
-        solver={"backend": res.info | {"name": backend}, "time_limit": limit, "seed": seed},
-        stats=stats,
-    )
-    from fedopt.solve import _assert_checked
-
-    _assert_checked(result)
-    return result
+    solver = {"backend": res.info | {"name": backend}, "time_limit": limit, "seed": seed}
+    return _checked(Result(inst, placements, status, cost, bound, start_slots=starts, solver=solver, stats=stats))
 
 
 def _solve_colgen(
@@ -186,16 +174,12 @@ def _solve_colgen(
         "history": progress.history,
         "seconds": {"build": t_built - t0, "solve": time.perf_counter() - t_built, "total": time.perf_counter() - t0},
     }
-    result = Result(
-        inst,
-        placements,
-        status,
-        cost,
-        bound,
-        start_slots=starts,
-        solver={"backend": {"name": "highs"}, "time_limit": limit, "seed": seed},
-        stats=stats,
-    )
+    solver = {"backend": {"name": "highs"}, "time_limit": limit, "seed": seed}
+    return _checked(Result(inst, placements, status, cost, bound, start_slots=starts, solver=solver, stats=stats))
+
+
+def _checked(result: Result) -> Result:
+    """Every horizon plan passes the independent checker before it is returned."""
     from fedopt.solve import _assert_checked
 
     _assert_checked(result)
