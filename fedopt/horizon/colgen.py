@@ -38,8 +38,7 @@ EPS = 1e-7
 
 @dataclass
 class TimedColGenResult:
-    tc: TimedColumns  # the columns of the final plan's master
-    x: np.ndarray
+    tc: TimedColumns  # the plan's (placement, start) columns
     objective: float  # value (maximized); cost = -objective
     bound: float | None  # upper bound of the value
     stats: dict = field(default_factory=dict)
@@ -283,7 +282,7 @@ class TimedColumnGeneration:
         # the integer plan over the generated columns and those within the gap
         extra = np.zeros(0, dtype=np.int64)
         if self.y_center is not None and np.isfinite(self.bound):
-            rc = self._reduced(self.y_center) - self._valid_pi(self.y_center)[self.job]
+            rc = self._reduced(self.y_center) - self.y_center[self.assign_rows][self.job]
             extra = self._top_per_job(rc, 10, -max(self.bound - self.best_obj, 0.0))
         extra = np.concatenate([extra, self.best_x_idx])
         mp, idx = self.master(extra)
@@ -314,7 +313,7 @@ class TimedColumnGeneration:
             "relaxed_split_jobs": len(self.relaxed_jobs),
             "mip_status": None if res is None else res.status,
         }
-        return TimedColGenResult(tc, np.ones(len(chosen)), obj, bound, stats, self.index[chosen])
+        return TimedColGenResult(tc, obj, bound, stats, self.index[chosen])
 
     def _initial(self) -> None:
         """A new master: running placements at slot 0, each job's most valuable few; a greedy plan."""
@@ -329,9 +328,6 @@ class TimedColumnGeneration:
         self._initial()
         self._cg_loop(until)
         return float(self.bound) if np.isfinite(self.bound) else None
-
-    def _valid_pi(self, y: np.ndarray) -> np.ndarray:
-        return y[self.assign_rows]
 
     def _solve_lp(self, until: float) -> bool:
         limit = max(0.05, until - time.perf_counter())
