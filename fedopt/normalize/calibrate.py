@@ -8,8 +8,9 @@ architectures' and vendors' efficiencies, and the common workload shares. Caller
 - ``fedopt.normalize.roofline.calibrated(spec, reference)`` sets a ``CardSpec``'s efficiency for
   ``profile_rate`` (profile-only prediction);
 - ``normalize --measurements`` uses a card's calibrated deviation from its architecture, halved,
-  as the prior of a card that is not in the user's measurements (``--no-priors`` turns it off);
-  the leave-one-card-out evaluation never uses them.
+  as the prior of a card that is not in the user's measurements (``--no-priors`` turns it off),
+  and the calibrated scale-out slowdown (how a job slows past one node, from MLPerf's multi-node
+  systems) as the prior of the user's workloads; the evaluations use neither.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ PRIOR_SHRINK = 0.5  # share of a card's calibrated deviation from its architectu
 
 def calibrate(data: pd.DataFrame | None = None, hyper: Hyper | None = None) -> dict:
     from fedopt.normalize.cards import arch_vendor
-    from fedopt.normalize.data import shared_measurements
+    from fedopt.normalize.data import mlperf, shared_measurements
 
     data = shared_measurements() if data is None else data
     model = ThroughputModel(hyper=hyper).fit(data)
+    psi, beta, so_err = fit_scaleout_prior(model, mlperf(scaleout=True))
     fz = model.fitted
     assert fz is not None
     keys = [model.card_key(c) for c in data["card_type"]]
@@ -51,7 +53,8 @@ def calibrate(data: pd.DataFrame | None = None, hyper: Hyper | None = None) -> d
     return {
         "about": "fedopt.normalize.calibrate: the throughput model fitted on the shared measurements "
         "(Gavel physical throughputs, stanford-futuredata/gavel @ c4fa400; MLPerf Training v3.1-v4.1 "
-        "closed division at 8 accelerators, mlcommons/training_results_*). Efficiencies are achieved "
+        "closed division at 8 accelerators, mlcommons/training_results_*); the scale-out slowdown from "
+        "its systems past one node (16-3584 accelerators). Efficiencies are achieved "
         "shares of peak compute relative to the model's H100-SXM reference (1.0 = as efficient as it).",
         "hyper": dataclasses.asdict(model.hyper),
         "common": {
@@ -60,6 +63,9 @@ def calibrate(data: pd.DataFrame | None = None, hyper: Hyper | None = None) -> d
             "tensor_fraction": round(float(_sigmoid(np.array(fz.phi0))), 4),
             "overhead_log_k": round(fz.k0, 4),
             "overhead_gamma": round(fz.gamma, 4),
+            "scaleout_log_psi": round(psi, 4),
+            "scaleout_beta": round(beta, 4),
+            "scaleout_median_error": round(so_err, 4),
         },
         "architectures": {a: round(float(np.exp(v)), 4) for a, v in sorted(fz.eta_arch.items())},
         "vendors": {v: round(float(np.exp(e)), 4) for v, e in sorted(fz.eta_vendor.items())},
@@ -87,6 +93,43 @@ def card_priors(params: dict | None = None, shrink: float = PRIOR_SHRINK) -> dic
     """card id -> log efficiency offset from its architecture, shrunk: priors for cards not measured."""
     params = load_params() if params is None else params
     return {k: shrink * v["log_offset_from_architecture"] for k, v in params.get("cards", {}).items()}
+
+
+def scaleout_hyper(params: dict | None = None) -> dict[str, float]:
+    """Hyper overrides: the calibrated scale-out slowdown as the prior of a fit ({} without a file)."""
+    params = load_params() if params is None else params
+    common = params.get("common", {})
+    if "scaleout_log_psi" not in common:
+        return {}
+    return {"psi_prior": float(common["scaleout_log_psi"]), "beta_prior": float(common["scaleout_beta"])}
+
+
+def fit_scaleout_prior(model: ThroughputModel, scaleout: pd.DataFrame) -> tuple[float, float, float]:
+    """(psi, beta, median error): the scale-out slowdown that best predicts ``scaleout`` (rows past
+    one node) from ``model``, fitted on one-node rows only. There the term is 0 on every row, so
+    its prior is all a fit on one-node measurements knows: it is chosen for exactly that use."""
+    from scipy.optimize import minimize
+
+    fz = model.fitted
+    assert fz is not None
+    rows = scaleout[scaleout["workload"].isin(fz.workloads) & (scaleout["throughput"] > 0)]
+    y = np.log(rows["throughput"].to_numpy(dtype=float))
+    saved = fz.psi.copy(), fz.psi0, fz.beta
+
+    def err(p: np.ndarray) -> np.ndarray:
+        fz.psi[:], fz.psi0, fz.beta = p[0], float(p[0]), float(p[1])
+        return np.log(np.maximum(model.predict(rows, use_measured=False), 1e-300)) - y
+
+    def loss(p: np.ndarray) -> float:
+        r = err(p) / 0.15
+        return float(np.sum(np.sqrt(1 + r * r) - 1))  # soft-L1, as the fit
+
+    try:
+        best = minimize(loss, np.array([model.hyper.psi_prior, model.hyper.beta_prior]), method="Nelder-Mead")
+        med = float(np.median(np.abs(np.expm1(err(best.x)))))
+    finally:
+        fz.psi[:], fz.psi0, fz.beta = saved
+    return float(best.x[0]), float(best.x[1]), med
 
 
 def efficiency(card_id: str, params: dict | None = None) -> float:

@@ -30,9 +30,9 @@ def _predict(args) -> int:
     import numpy as np
 
     from fedopt.atomic import write_atomic
-    from fedopt.normalize.calibrate import card_priors
+    from fedopt.normalize.calibrate import card_priors, scaleout_hyper
     from fedopt.normalize.data import MEASUREMENT_COLUMNS, QUERY_COLUMNS, read_table
-    from fedopt.normalize.model import ThroughputModel
+    from fedopt.normalize.model import Hyper, ThroughputModel
 
     resolver = _resolver(args)
     meas = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
@@ -40,7 +40,8 @@ def _predict(args) -> int:
     if not (meas["throughput"] > 0).any():
         raise InputError("throughput", "no positive throughput to calibrate on", str(args.measurements))
     priors = {} if args.no_priors else card_priors()
-    model = ThroughputModel(resolver=resolver, card_priors=priors).fit(meas[list(MEASUREMENT_COLUMNS)])
+    hyper = Hyper(**scaleout_hyper())  # how jobs slow past one node, when the data cannot tell
+    model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=priors).fit(meas[list(MEASUREMENT_COLUMNS)])
     pred = model.predict(query)
     if not np.isfinite(pred).all():  # the model guarantees it; never write a broken file
         raise RuntimeError("non-finite prediction")
@@ -79,6 +80,16 @@ def _evaluate(args) -> int:
     if args.by_card:
         _out("")
         _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
+    if not args.measurements:
+        from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout
+
+        so = leave_one_workload_scaleout(shared_measurements(scaleout=True), resolver=_resolver(args))
+        _out("")
+        _out(
+            "scale-out: MLPerf systems past one node, each workload's hidden and predicted from its one-node "
+            "rows and the other workloads' multi-node rows (rows with the same card's 8-accelerator figure)"
+        )
+        _out(format_scaleout(so))
     return 0
 
 

@@ -13,6 +13,8 @@ The shared measurements (``/work/shared/data``, see its README):
   (median minutes when there is no olympic mean), the median over the submissions of the same
   accelerator in the same round. Each round's benchmark is its own workload
   (``mlperf-v4.1/bert``): software moves between rounds.
+- MLPerf's systems past one node (16-3584 accelerators, same rules; ``scaleout=True``) calibrate
+  and evaluate how a job slows as it grows past a node.
 """
 
 from __future__ import annotations
@@ -103,23 +105,25 @@ def gavel(path: Path = GAVEL_CSV) -> pd.DataFrame:
     )
 
 
-def mlperf(paths: list[Path] = MLPERF_CSVS, cards: int = MLPERF_CARDS) -> pd.DataFrame:
+def mlperf(paths: list[Path] = MLPERF_CSVS, cards: int | None = MLPERF_CARDS, scaleout: bool = False) -> pd.DataFrame:
+    """MLPerf rows at ``cards`` accelerators, or (``scaleout``) every system past one node of 8."""
     from fedopt.normalize.cards import CardResolver
 
     df = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
-    df = df[(df["total_accelerators"] == cards) & (df["division"] == "closed")].copy()
+    size = df["total_accelerators"] > MLPERF_CARDS if scaleout else df["total_accelerators"] == cards
+    df = df[size & (df["division"] == "closed")].copy()
     minutes = df["olympic_mean_minutes"].fillna(df["median_minutes"])
     df = df[minutes > 0].copy()
     df["tp"] = 1.0 / minutes[minutes > 0]
     res = CardResolver()
     df["key"] = [(c.id if (c := res.resolve(n)) else n) for n in df["accelerator_model_name"]]
     rows = []
-    for (version, bench, _), g in df.groupby(["version", "benchmark", "key"], sort=True):
+    for (version, bench, _, n), g in df.groupby(["version", "benchmark", "key", "total_accelerators"], sort=True):
         rows.append(
             {
                 "workload": f"mlperf-{version}/{bench}",
                 "card_type": g["accelerator_model_name"].mode().iloc[0],  # as MLPerf writes it
-                "cards": cards,
+                "cards": int(n),
                 "throughput": float(np.median(g["tp"])),
                 "source": "mlperf",
             }
@@ -127,9 +131,13 @@ def mlperf(paths: list[Path] = MLPERF_CSVS, cards: int = MLPERF_CARDS) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-def shared_measurements() -> pd.DataFrame:
-    """Gavel and MLPerf (8 accelerators) in the measurement format, with a ``source`` column."""
+def shared_measurements(scaleout: bool = False) -> pd.DataFrame:
+    """Gavel and MLPerf (8 accelerators) in the measurement format, with a ``source`` column;
+    with ``scaleout``, also MLPerf's systems past one node (source ``mlperf-scaleout``)."""
     missing = [str(p) for p in (GAVEL_CSV, *MLPERF_CSVS) if not p.exists()]
     if missing:
         raise InputError("shared data", f"not found: {', '.join(missing)} (give --measurements instead)")
-    return pd.concat([gavel(), mlperf()], ignore_index=True)
+    parts = [gavel(), mlperf()]
+    if scaleout:
+        parts.append(mlperf(scaleout=True).assign(source="mlperf-scaleout"))
+    return pd.concat(parts, ignore_index=True)

@@ -81,6 +81,61 @@ def leave_one_card_out(
     return pd.concat(rows, ignore_index=True)
 
 
+# Scale-out priors that have not seen MLPerf's multi-node systems (the defaults were fitted on them)
+UNINFORMED_SCALEOUT = {"psi_prior": -2.0, "beta_prior": 1.0}
+
+
+def leave_one_workload_scaleout(
+    data: pd.DataFrame, resolver: CardResolver | None = None, workloads: list[str] | None = None
+) -> pd.DataFrame:
+    """Scale-out rows (past one node) of each workload predicted with all of that workload's
+    scale-out rows hidden: from its own rows on one node and the other workloads' scale-out rows.
+    Workloads never measured on one node (GPT-3) are left out: their units are unknown.
+
+    ``data`` holds the one-node rows and the scale-out rows (``source == "mlperf-scaleout"``).
+    ``base_linear`` is the workload's one-node throughput on the same card times n / 8 (the
+    model without its scale-out term would be near it). The priors are uninformed.
+    ``workloads`` limits which workloads are hidden in turn (default: all).
+    """
+    resolver = resolver or CardResolver()
+    hyper = Hyper(**UNINFORMED_SCALEOUT)
+    out0 = data.iloc[:0].assign(pred=0.0, base_linear=0.0)
+    scale = data["source"].eq("mlperf-scaleout").to_numpy()
+    key = np.array([ThroughputModel(resolver=resolver).card_key(c) for c in data["card_type"]])
+    rows = [out0]
+    measured = set(data.loc[~scale & (data["throughput"] > 0).to_numpy(), "workload"])  # else its units are unknown
+    for w in sorted(set(data.loc[scale, "workload"]) & measured & set(workloads or data["workload"])):
+        hide = scale & (data["workload"] == w).to_numpy()
+        model = ThroughputModel(resolver=resolver, hyper=hyper).fit(data[~hide])
+        test = data[hide].copy()
+        test["pred"] = model.predict(test)
+        one_node = data[~scale & (data["workload"] == w).to_numpy() & (data["cards"] == 8).to_numpy()]
+        node = dict(zip(key[one_node.index], one_node["throughput"], strict=True))
+        test["base_linear"] = [node.get(k, np.nan) * n / 8 for k, n in zip(key[hide], test["cards"], strict=True)]
+        rows.append(test)
+    return pd.concat(rows, ignore_index=True)
+
+
+def format_scaleout(res: pd.DataFrame) -> str:
+    """Median and mean errors of the scale-out evaluation by system size, model against linear scaling."""
+    res = res.assign(model=errors(res, "pred"), linear=errors(res, "base_linear"))
+    res = res[res["linear"].notna()]
+    lines = [
+        "| accelerators | rows | model median | model mean | linear median | linear mean |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    bins = [(9, 64), (65, 512), (513, 10**9)]
+    for name, lo, hi in [(f"{a}-{b}" if b < 10**9 else f">= {a}", a, b) for a, b in bins] + [("all", 9, 10**9)]:
+        g = res[(res["cards"] >= lo) & (res["cards"] <= hi)]
+        if g.empty:
+            continue
+        lines.append(
+            f"| {name} | {len(g)} | {100 * g['model'].median():.1f}% | {100 * g['model'].mean():.1f}% | "
+            f"{100 * g['linear'].median():.1f}% | {100 * g['linear'].mean():.1f}% |"
+        )
+    return "\n".join(lines)
+
+
 def errors(res: pd.DataFrame, col: str) -> pd.Series:
     p = res[col]
     return (p - res["throughput"]).abs() / res["throughput"]
@@ -158,4 +213,14 @@ def targets(tab: pd.DataFrame, limit: float = 0.15) -> list[str]:
     return out
 
 
-__all__ = ["Card", "by_card", "errors", "format_summary", "leave_one_card_out", "summary", "targets"]
+__all__ = [
+    "Card",
+    "by_card",
+    "errors",
+    "format_scaleout",
+    "format_summary",
+    "leave_one_card_out",
+    "leave_one_workload_scaleout",
+    "summary",
+    "targets",
+]

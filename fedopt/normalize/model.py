@@ -12,12 +12,15 @@ card's inverse capacity relative to it:
 
     throughput(w, c, n) = n * exp(a_w) / tau(w, c) / (1 + o_w(c, n)) * exp(u_c . v_w)
       o_w(c, n) = exp(k_w) * 2 (n - 1) / n * (900 / B_c(n))^gamma    multi-card overhead
+                + exp(psi_w) * ((n / 8)^beta - 1)_+                 scale-out past one node
       B_c(n): scale-up bandwidth (PCIe past 2 cards for NVLink-bridge cards; <= 50 GB/s past 8)
 
 ``s_w = softmax(theta_w)`` are the workload's time shares, ``rho_w`` the share of its compute on
 matrix (tensor) units (FP32 vector peak at 0, dense BF16 peak at 1), ``a_w`` its scale, ``k_w``
 its all-reduce overhead (ring traffic 2 (n-1)/n; past one node of 8 cards the scale-out network,
-<= 50 GB/s per card), ``e_c = exp(eta_c)`` the card's compute efficiency and ``u_c . v_w`` a
+<= 50 GB/s per card), ``psi_w`` and ``beta`` how much a job slows as it grows past one node
+(synchronization, larger batches that need more steps: MLPerf's 1024-card systems train at ~1/5
+of 128 8-card nodes' speed), ``e_c = exp(eta_c)`` the card's compute efficiency and ``u_c . v_w`` a
 low-rank (collaborative filtering) correction of the job x card matrix.
 
 Fit: least soft-L1 error in log throughput (errors past ~15% count linearly), with shrinkage:
@@ -131,6 +134,12 @@ class Hyper:
     lam_k: float = 0.1  # all-reduce overhead toward the common one
     lam_group: float = 0.1  # a component's common shares, tensor fraction, overhead toward the global ones
     lam_gamma: float = 1.0
+    lam_psi: float = 0.02  # scale-out slowdown toward the group's
+    lam_beta: float = 0.05
+    # scale-out priors: MLPerf Training v3.1-v4.1 closed systems of 16-3584 accelerators
+    # (calibrate.py refits them; these are that fit's values, used when no file is at hand)
+    psi_prior: float = -1.17
+    beta_prior: float = 0.55
     robust_scale: float = 0.15  # soft-L1 in log space: ~15% errors count as squares, larger ones linearly
     share_prior: tuple[float, float, float] = (0.45, 0.45, 0.1)  # compute, mem, host: where theta_0 is pulled (weakly)
     rho_prior: float = 0.9
@@ -157,6 +166,9 @@ class Fitted:
     k: np.ndarray
     k0: float
     gamma: float
+    psi: np.ndarray  # scale-out slowdown per workload (log)
+    psi0: float
+    beta: float
     U: np.ndarray
     V: np.ndarray
     eta_arch: dict[str, float]
@@ -288,20 +300,23 @@ class ThroughputModel:
         phi_prior = float(np.log(h.rho_prior / (1 - h.rho_prior)))
         s = h.robust_scale
         hx = h.host
-        sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G]
+        sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G, W, 1, 1, G]
+        xn = n / NODE_CARDS
+        beyond = xn > 1.0  # scale-out rows (past one node)
+        log_xn = np.log(xn)
         offs = np.cumsum([0, *sizes])
 
         def unpack(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg = (
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg = (
                 p[offs[i] : offs[i + 1]] for i in range(len(sizes))
             )
             return (
                 a, th.reshape(W, R), th0, ph, ph0[0], eta, ea, ev, mu[0], k, k0[0], gam[0], U.reshape(C, K), V.reshape(W, K),
-                thg.reshape(G, R), phg, kg,
+                thg.reshape(G, R), phg, kg, ps, ps0[0], bet[0], psg,
             )  # fmt: skip
 
         def f(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg = unpack(p)
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg = unpack(p)
             sw = _softmax(th)
             sh = sw[iw]
             rho = _sigmoid(ph + phi_off)
@@ -311,7 +326,10 @@ class ThroughputModel:
             xm = np.exp(lm - e * mm)
             sx = sh * np.stack([xc, xm, np.full_like(xc, hx)], axis=1)
             tau = sx.sum(axis=1)
-            ov = np.exp(k[iw] + gam * lc) * hn
+            ovc = np.exp(k[iw] + gam * lc) * hn
+            pw = np.where(beyond, np.exp(bet * log_xn), 1.0)
+            ovs = np.exp(ps[iw]) * (pw - 1.0)
+            ov = ovc + ovs
             pred = logn + a[iw] - np.log(tau) - np.log1p(ov) + (U[ic] * V[iw]).sum(axis=1)
             r = pred - y
             q = np.sqrt(1.0 + (r / s) ** 2)
@@ -322,9 +340,11 @@ class ThroughputModel:
             gth = np.stack([np.bincount(iw, dth[:, j], W) for j in range(R)], axis=1)
             gph = np.bincount(iw, -g * sx[:, 0] * (lb - lf) / tau, W) * rho * (1 - rho)
             geta = np.bincount(ic, g * (sx[:, 0] * mc + sx[:, 1] * mm) / tau, C)
-            dov = -g * ov / (1 + ov)
-            gk = np.bincount(iw, dov, W)
-            ggam = (dov * lc).sum()
+            dov = -g / (1 + ov)
+            gk = np.bincount(iw, dov * ovc, W)
+            ggam = (dov * ovc * lc).sum()
+            gps = np.bincount(iw, dov * ovs, W)
+            gbet = (dov * np.exp(ps[iw]) * pw * log_xn * beyond).sum()
             gU = np.zeros((C, K))
             gV = np.zeros((W, K))
             for j in range(K):
@@ -377,12 +397,23 @@ class ThroughputModel:
             gkg += 2 * h.lam_group * d
             gk0 = -2 * h.lam_group * d.sum() + 0.02 * (k0 - h.k_prior)
             ggam += 2 * h.lam_gamma * (gam - h.gamma_prior)
+            # scale-out slowdown: workload toward its group's, groups toward the common one, that
+            # and the exponent toward the priors (from MLPerf's multi-node systems)
+            d = ps - psg[wg]
+            loss += h.lam_psi * (d**2).sum()
+            gps += 2 * h.lam_psi * d
+            gpsg = -2 * h.lam_psi * np.bincount(wg, d, G)
+            d = psg - ps0
+            loss += h.lam_group * (d**2).sum() + 0.01 * (ps0 - h.psi_prior) ** 2 + h.lam_beta * (bet - h.beta_prior) ** 2
+            gpsg += 2 * h.lam_group * d
+            gps0 = -2 * h.lam_group * d.sum() + 0.02 * (ps0 - h.psi_prior)
+            gbet += 2 * h.lam_beta * (bet - h.beta_prior)
             # low rank
             loss += h.lam_uv * ((U**2).sum() + (V**2).sum())
             gU += 2 * h.lam_uv * U
             gV += 2 * h.lam_uv * V
             parts = [ga, gth.ravel(), gth0, gph, [gph0], geta, gea, gev, [gmu], gk, [gk0], [ggam], gU.ravel(), gV.ravel()]
-            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg])
+            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg, gps, [gps0], [gbet], gpsg])
             return loss, grad
 
         shrink = {"w": np.ones(W)}
@@ -390,7 +421,8 @@ class ThroughputModel:
         s_init = _softmax(theta_prior)
         rr = _sigmoid(phi_prior + phi_off)[iw]
         tau0 = s_init[0] * np.exp(rr * lb + (1 - rr) * lf) + s_init[1] * np.exp(lm) + s_init[2] * hx
-        resid0 = y - logn + np.log(tau0) + np.log1p(np.exp(h.k_prior + h.gamma_prior * lc) * hn)
+        ov0 = np.exp(h.k_prior + h.gamma_prior * lc) * hn + np.exp(h.psi_prior) * np.maximum(xn**h.beta_prior - 1.0, 0.0)
+        resid0 = y - logn + np.log(tau0) + np.log1p(ov0)
         a_init = np.bincount(iw, resid0, W) / np.maximum(np.bincount(iw, None, W), 1)
         p0 = np.concatenate(
             [
@@ -411,6 +443,10 @@ class ThroughputModel:
                 np.tile(theta_prior, G),
                 np.full(G, phi_prior),
                 np.full(G, h.k_prior),
+                np.full(W, h.psi_prior),
+                [h.psi_prior],
+                [h.beta_prior],
+                np.full(G, h.psi_prior),
             ]
         )
         with _one_blas_thread():
@@ -425,7 +461,7 @@ class ThroughputModel:
                 spread = np.array([((sw[wg == g] - sw[wg == g].mean(axis=0)) ** 2).sum(axis=1).mean() for g in range(G)])
                 shrink["w"] = np.clip(h.share_spread / np.maximum(spread, 1e-9), h.shrink_min, 10.0)[wg]
                 res = minimize(f, res.x, jac=True, method="L-BFGS-B", options=opts)
-        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _ = unpack(res.x)
+        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _ = unpack(res.x)
         self.fitted = Fitted(
             workloads,
             cards,
@@ -439,6 +475,9 @@ class ThroughputModel:
             k,
             float(k0),
             float(gam),
+            ps,
+            float(ps0),
+            float(bet),
             U,
             V,
             dict(zip(archs, ea.tolist(), strict=True)),
@@ -510,7 +549,8 @@ class ThroughputModel:
         rr = _sigmoid(ph)
         xc = np.exp(rr * lb + (1 - rr) * lf - eta * mc)
         tau = sh[:, 0] * xc + sh[:, 1] * np.exp(lm - eta * mm) + sh[:, 2] * self.hyper.host
-        ov = np.exp(kk + fz.gamma * lc) * comm_factor(n)
+        ps = np.where(kw, fz.psi[iw] if W else 0.0, fz.psi0)
+        ov = np.exp(kk + fz.gamma * lc) * comm_factor(n) + np.exp(ps) * np.maximum((n / NODE_CARDS) ** fz.beta - 1.0, 0.0)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) + (U * V).sum(axis=1))
         for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
