@@ -30,6 +30,7 @@ from fedopt.columns.rank import best_k_per_job
 from fedopt.columns.rules import valid_placements
 from fedopt.columns.value import snapshot_constant, snapshot_values
 from fedopt.decompose.pricing import Duals, price_split_job
+from fedopt.decompose.split_relax import RelaxationBound, relaxed_model
 from fedopt.greedy import greedy_x
 from fedopt.instance.model import Instance
 from fedopt.master import MasterProblem, Rows, admissible
@@ -38,6 +39,7 @@ from fedopt.progress import Progress
 EPS = 1e-7
 SPLIT_BUDGET_NEAR = 60_000  # split placements enumerated for the final MIP's contested jobs
 SPLIT_KEEP_NEAR = 5_000  # of which the best by reduced cost enter it
+RELAX_MAX_COLUMNS = 400_000  # the relaxed full model (a second bound, on the other core) up to this size
 
 
 @dataclass
@@ -249,6 +251,18 @@ class ColumnGeneration:
         self.running_cols, self.running_val, self.running_mat = run_cols, run_val, run_mat
         self._push(run_cols, run_val, run_mat)
         self.pinned_in_lp = {int(j) for j in run_cols.job[inst.pinned[run_cols.job]]}
+        # the relaxed full model solves beside everything below; its dual bound is read at the end
+        relax = None
+        if self.singles.size + run_cols.size <= RELAX_MAX_COLUMNS and not self._stopping():
+            lp = relaxed_model(
+                inst,
+                self.rows,
+                [(self.singles_value, self.singles_AT.T.tocsc()), (run_val, run_mat)],
+                self.split_jobs,
+                snapshot_constant(inst),
+            )
+            # its own time limit ends it before the final MIP does: a cancelled HiGHS MIP may not stop
+            relax = RelaxationBound(lp, 0.75 * (deadline - time.perf_counter()), seed=self.opts.seed)
         self._add_singles(self.singles_value, k=self.per_job)
         # the first incumbent: greedy over what is in the master so far
         self.best_cols = np.zeros(0, dtype=np.int64)
@@ -291,6 +305,9 @@ class ColumnGeneration:
         x[self.best_cols] = 1.0
         x, mp = self._fill(mp, x)
         obj = mp.objective_of(x)
+        relax_bound = relax.finish() if relax is not None else None
+        if relax_bound is not None:
+            self.bound = min(self.bound, relax_bound)
         self.progress.round("final", self.lp_obj, self._bound(), obj, mp.n_cols)
         bound = max(self.bound, obj) if np.isfinite(self.bound) else None
         stats = {
@@ -302,6 +319,7 @@ class ColumnGeneration:
             "branch_nodes": self.branch_nodes,
             "mip_status": None if res is None else res.status,
             "mip_bound_restricted": None if res is None else res.bound,
+            "relaxation_bound": relax_bound,
         }
         gap = None if bound is None else abs(bound - obj) / max(1.0, abs(obj))
         status = "optimal" if gap is not None and gap <= max(self.opts.mip_gap, 1e-9) else "feasible"
