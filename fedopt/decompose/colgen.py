@@ -39,7 +39,7 @@ from fedopt.progress import Progress
 EPS = 1e-7
 SPLIT_BUDGET_NEAR = 60_000  # split placements enumerated for the final MIP's contested jobs
 SPLIT_KEEP_NEAR = 5_000  # of which the best by reduced cost enter it
-RELAX_MAX_COLUMNS = 400_000  # the relaxed full model (a second bound, on the other core) up to this size
+RELAX_MAX_COLUMNS = 100_000  # the relaxed full model (a second bound) up to this size (l: 17k; xl ~390k: not measured)
 
 
 @dataclass
