@@ -96,20 +96,29 @@ def run_guarded(h: highspy.Highs, limit: float, should_stop: Callable[[], bool] 
     HiGHS does not stop within a short grace after the interrupt, the solve is abandoned (its
     daemon thread is left to finish on its own) and False is returned: do not touch ``h`` then.
     """
+    deadline = time.perf_counter() + limit * (1 + GRACE) + 0.2
+    thread = start_interruptible(h)
+    while not h.wait(0.05)[0]:
+        if time.perf_counter() > deadline or (should_stop is not None and should_stop()):
+            return stop_solve(h, thread, max(3.0, 0.03 * limit))
+    thread.join()
+    return True
+
+
+def start_interruptible(h: highspy.Highs) -> threading.Thread:
+    """Start ``h``'s solve in highspy's solver thread, with user interrupts enabled."""
     h.HandleUserInterrupt = True
     h.HandleKeyboardInterrupt = False
-    deadline = time.perf_counter() + limit * (1 + GRACE) + 0.2
-    thread = h.startSolve()
-    cancelled_at = None
-    while True:
-        done, _ = h.wait(0.05)
-        if done:
-            break
-        now = time.perf_counter()
-        if cancelled_at is None and (now > deadline or (should_stop is not None and should_stop())):
-            h.cancelSolve()
-            cancelled_at = now
-        elif cancelled_at is not None and now - cancelled_at > max(3.0, 0.03 * limit):
+    return h.startSolve()
+
+
+def stop_solve(h: highspy.Highs, thread: threading.Thread, grace: float) -> bool:
+    """Interrupt a started solve and wait up to ``grace`` seconds; True if it stopped. One that
+    did not is abandoned (its daemon thread left to finish): do not touch ``h`` then."""
+    h.cancelSolve()
+    t0 = time.perf_counter()
+    while not h.wait(0.05)[0]:
+        if time.perf_counter() - t0 > grace:
             ABANDONED.append(thread)
             return False
     thread.join()

@@ -29,7 +29,7 @@ from fedopt.columns.pool import ColumnPool
 from fedopt.columns.rank import best_k_per_job
 from fedopt.columns.rules import valid_placements
 from fedopt.columns.value import snapshot_constant, snapshot_values
-from fedopt.decompose.pricing import Duals, price_split_job
+from fedopt.decompose.pricing import Duals, price_split_job, split_value_terms
 from fedopt.decompose.split_relax import RelaxationBound, relaxed_model
 from fedopt.greedy import greedy_x
 from fedopt.instance.model import Instance
@@ -205,14 +205,9 @@ class ColumnGeneration:
         d = self._duals(y_na)
         se = inst.doc.settings.span_efficiency
         eff = (se.region, se.federation)
-        pen = inst.running_penalty
         cands: list = []
         for j in self.split_jobs:
-            vpc = self.w.throughput * inst.job_priority[j] * inst.rate[j]
-            fixed = 0.0
-            if pen[j] > 0:
-                single_running = inst.running[j] is not None and len(inst.running[j]) == 1
-                fixed = self.w.preemption * pen[j] - (self.w.migration * pen[j] if single_running else 0.0)
+            vpc, fixed = split_value_terms(inst, j)
             sp_ = price_split_job(inst, d, j, vpc, eff, fixed, self.w.egress)
             best[j] = max(best[j], sp_.bound)
             cands.extend(sp_.candidates)

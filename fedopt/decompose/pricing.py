@@ -28,6 +28,20 @@ class Duals:
     job: np.ndarray  # [J] assignment rows
 
 
+def split_value_terms(inst: Instance, j: int) -> tuple[np.ndarray, float]:
+    """(weighted value per card at efficiency 1 on each type, what every new placement of j adds
+    regardless: the running-job terms): the value of any split placement, less its costs, is
+    ``eff * per_card[type] * total + fixed``."""
+    w = inst.doc.settings.weights
+    per_card = w.throughput * inst.job_priority[j] * inst.rate[j]
+    pen = inst.running_penalty[j]
+    fixed = 0.0
+    if pen > 0:
+        single_running = inst.running[j] is not None and len(inst.running[j]) == 1
+        fixed = w.preemption * pen - (w.migration * pen if single_running else 0.0)
+    return per_card, fixed
+
+
 def per_card_cost(inst: Instance, d: Duals, j: int, pools: np.ndarray, total: int, w_egress: float) -> np.ndarray:
     cl = inst.pool_cluster[pools]
     reg = inst.cluster_region[cl]

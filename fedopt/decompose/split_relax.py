@@ -14,13 +14,12 @@ it keeps the integrality of everything but the split parts.
 
 from __future__ import annotations
 
-import time
-
 import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from fedopt.backends.highs import ABANDONED, new_highs
+from fedopt.backends.highs import new_highs, start_interruptible, stop_solve
+from fedopt.decompose.pricing import split_value_terms
 from fedopt.instance.model import Instance
 from fedopt.master import Rows
 
@@ -28,8 +27,6 @@ from fedopt.master import Rows
 def _split_block(inst: Instance, rows: Rows, split_jobs: list[int]) -> tuple[sp.csc_matrix, np.ndarray, np.ndarray, np.ndarray]:
     """Columns (over rows + one linking row per (job, type)), objective, upper bounds, integrality."""
     se = inst.doc.settings.span_efficiency
-    w = inst.doc.settings.weights
-    pen = inst.running_penalty
     assign = rows.offset("assignment")
     row_of = {}
     for fam in ("capacity", "quota"):
@@ -42,11 +39,7 @@ def _split_block(inst: Instance, rows: Rows, split_jobs: list[int]) -> tuple[sp.
         g = int(inst.job_granularity[j])
         totals = [int(t) for t in inst.job_totals[j] if t % g == 0 and t // g >= 2]
         eff = max(se.region, se.federation) if inst.job_federation[j] else se.region
-        vpc = w.throughput * inst.job_priority[j] * inst.rate[j]
-        fixed = 0.0
-        if pen[j] > 0:  # the running-job terms every new placement of j gets (as in pricing)
-            single_running = inst.running[j] is not None and len(inst.running[j]) == 1
-            fixed = w.preemption * pen[j] - (w.migration * pen[j] if single_running else 0.0)
+        vpc, fixed = split_value_terms(inst, j)
         quota_row = row_of["quota"].get(int(inst.job_tenant[j]))
         for t in np.flatnonzero(inst.type_ok[j]):
             pools = np.flatnonzero(inst.pool_ok[j] & (inst.pool_type == t))
@@ -117,21 +110,12 @@ class RelaxationBound:
         self.h.setOptionValue("time_limit", max(0.1, float(time_limit)))
         self.h.setOptionValue("mip_rel_gap", 1e-5)
         self.h.passModel(lp)
-        self.h.HandleUserInterrupt = True
-        self.h.HandleKeyboardInterrupt = False
-        self.thread = self.h.startSolve()
+        self.thread = start_interruptible(self.h)
 
     def finish(self, grace: float = 3.0) -> float | None:
         """The proven bound so far (None if there is none); stops the solve if it still runs."""
-        done, _ = self.h.wait(0.0)
-        if not done:
-            self.h.cancelSolve()
-            t0 = time.perf_counter()
-            while not done and time.perf_counter() - t0 < grace:
-                done, _ = self.h.wait(0.05)
-            if not done:
-                ABANDONED.append(self.thread)
-                return None
+        if not self.h.wait(0.0)[0] and not stop_solve(self.h, self.thread, grace):
+            return None
         self.thread.join()
         status = self.h.getModelStatus()
         if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):

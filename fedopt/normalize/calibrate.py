@@ -114,21 +114,17 @@ def fit_scaleout_prior(model: ThroughputModel, scaleout: pd.DataFrame) -> tuple[
     assert fz is not None
     rows = scaleout[scaleout["workload"].isin(fz.workloads) & (scaleout["throughput"] > 0)]
     y = np.log(rows["throughput"].to_numpy(dtype=float))
-    saved = fz.psi.copy(), fz.psi0, fz.beta
 
     def err(p: np.ndarray) -> np.ndarray:
-        fz.psi[:], fz.psi0, fz.beta = p[0], float(p[0]), float(p[1])
-        return np.log(np.maximum(model.predict(rows, use_measured=False), 1e-300)) - y
+        pred = model.predict(rows, use_measured=False, scaleout=(p[0], p[1]))
+        return np.log(np.maximum(pred, 1e-300)) - y
 
     def loss(p: np.ndarray) -> float:
         r = err(p) / 0.15
         return float(np.sum(np.sqrt(1 + r * r) - 1))  # soft-L1, as the fit
 
-    try:
-        best = minimize(loss, np.array([model.hyper.psi_prior, model.hyper.beta_prior]), method="Nelder-Mead")
-        med = float(np.median(np.abs(np.expm1(err(best.x)))))
-    finally:
-        fz.psi[:], fz.psi0, fz.beta = saved
+    best = minimize(loss, np.array([model.hyper.psi_prior, model.hyper.beta_prior]), method="Nelder-Mead")
+    med = float(np.median(np.abs(np.expm1(err(best.x)))))
     return float(best.x[0]), float(best.x[1]), med
 
 

@@ -102,6 +102,7 @@ def leave_one_workload_scaleout(
     out0 = data.iloc[:0].assign(pred=0.0, base_linear=0.0)
     scale = data["source"].eq("mlperf-scaleout").to_numpy()
     key = np.array([ThroughputModel(resolver=resolver).card_key(c) for c in data["card_type"]])
+    one_node = ~scale & (data["cards"] == 8).to_numpy()
     rows = [out0]
     measured = set(data.loc[~scale & (data["throughput"] > 0).to_numpy(), "workload"])  # else its units are unknown
     for w in sorted(set(data.loc[scale, "workload"]) & measured & set(workloads or data["workload"])):
@@ -109,8 +110,8 @@ def leave_one_workload_scaleout(
         model = ThroughputModel(resolver=resolver, hyper=hyper).fit(data[~hide])
         test = data[hide].copy()
         test["pred"] = model.predict(test)
-        one_node = data[~scale & (data["workload"] == w).to_numpy() & (data["cards"] == 8).to_numpy()]
-        node = dict(zip(key[one_node.index], one_node["throughput"], strict=True))
+        mine = one_node & (data["workload"] == w).to_numpy()
+        node = dict(zip(key[mine], data.loc[mine, "throughput"], strict=True))
         test["base_linear"] = [node.get(k, np.nan) * n / 8 for k, n in zip(key[hide], test["cards"], strict=True)]
         rows.append(test)
     return pd.concat(rows, ignore_index=True)

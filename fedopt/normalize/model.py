@@ -523,8 +523,9 @@ class ThroughputModel:
         return card.memory_gb <= self.mem_fail[workload] and card.memory_gb < self.mem_ok.get(workload, np.inf)
 
     # ------------------------------------------------------------------ predict
-    def predict(self, df: pd.DataFrame, use_measured: bool = True) -> np.ndarray:
-        """Throughput of every row (``workload, card_type, cards``): finite, 0 = ineligible."""
+    def predict(self, df: pd.DataFrame, use_measured: bool = True, scaleout: tuple[float, float] | None = None) -> np.ndarray:
+        """Throughput of every row (``workload, card_type, cards``): finite, 0 = ineligible.
+        ``scaleout = (psi, beta)`` replaces every workload's fitted scale-out slowdown."""
         fz = self._need()
         keys = [self.card_key(c) for c in df["card_type"]]
         n = df["cards"].to_numpy(dtype=float)
@@ -550,7 +551,10 @@ class ThroughputModel:
         xc = np.exp(rr * lb + (1 - rr) * lf - eta * mc)
         tau = sh[:, 0] * xc + sh[:, 1] * np.exp(lm - eta * mm) + sh[:, 2] * self.hyper.host
         ps = np.where(kw, fz.psi[iw] if W else 0.0, fz.psi0)
-        ov = np.exp(kk + fz.gamma * lc) * comm_factor(n) + np.exp(ps) * np.maximum((n / NODE_CARDS) ** fz.beta - 1.0, 0.0)
+        beta = fz.beta
+        if scaleout is not None:
+            ps, beta = np.full(N, float(scaleout[0])), float(scaleout[1])
+        ov = np.exp(kk + fz.gamma * lc) * comm_factor(n) + np.exp(ps) * np.maximum((n / NODE_CARDS) ** beta - 1.0, 0.0)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) + (U * V).sum(axis=1))
         for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
