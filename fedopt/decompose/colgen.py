@@ -30,7 +30,7 @@ from fedopt.columns.rank import best_k_per_job
 from fedopt.columns.rules import valid_placements
 from fedopt.columns.value import snapshot_constant, snapshot_values
 from fedopt.decompose.pricing import Duals, price_split_job, split_value_terms
-from fedopt.decompose.split_relax import RelaxationBound, relaxed_model
+from fedopt.decompose.split_relax import RelaxationBound, decode_splits, relaxed_model
 from fedopt.greedy import greedy_x
 from fedopt.instance.model import Instance
 from fedopt.master import MasterProblem, Rows, admissible
@@ -94,6 +94,15 @@ class _Columns:
     @property
     def n(self) -> int:
         return sum(len(v) for v in self.values)
+
+    def index(self) -> dict[tuple, int]:
+        """Column key -> its index in the master."""
+        out, off = {}, 0
+        for cols in self.pools:
+            for c in range(cols.size):
+                out[self.key(cols, c)] = off + c
+            off += cols.size
+        return out
 
     def master(self) -> MasterProblem:
         cols = ColumnPool.concat(self.inst, self.pools)
@@ -246,18 +255,19 @@ class ColumnGeneration:
         self.running_cols, self.running_val, self.running_mat = run_cols, run_val, run_mat
         self._push(run_cols, run_val, run_mat)
         self.pinned_in_lp = {int(j) for j in run_cols.job[inst.pinned[run_cols.job]]}
-        # the relaxed full model solves beside everything below; its dual bound is read at the end
+        # the relaxed full model solves beside the root LP and relax-and-fix (the other core): its
+        # dual bound is a second proven bound, its plan a candidate for the final MIP
         relax = None
         if self.singles.size + run_cols.size <= RELAX_MAX_COLUMNS and not self._stopping():
-            lp = relaxed_model(
+            lp, block = relaxed_model(
                 inst,
                 self.rows,
                 [(self.singles_value, self.singles_AT.T.tocsc()), (run_val, run_mat)],
                 self.split_jobs,
                 snapshot_constant(inst),
             )
-            # its own time limit ends it before the final MIP does: a cancelled HiGHS MIP may not stop
-            relax = RelaxationBound(lp, 0.75 * (deadline - time.perf_counter()), seed=self.opts.seed)
+            # it ends by its own time limit, near when the final MIP starts (no interrupt: see split_relax)
+            relax = RelaxationBound(lp, 0.55 * (deadline - time.perf_counter()), seed=self.opts.seed)
         self._add_singles(self.singles_value, k=self.per_job)
         # the first incumbent: greedy over what is in the master so far
         self.best_cols = np.zeros(0, dtype=np.int64)
@@ -279,8 +289,13 @@ class ColumnGeneration:
         # 2. relax-and-fix: keep what the root LP decided, solve the undecided rest exactly
         if self.lp_obj is not None and not self.lp_dead:
             self._relax_and_fix(t0 + span * (self.lp_share + self.fix_share))
+        if self.lp_obj is not None and not self.lp_dead:
             # the contested gangs' splits cost ~1 s per 100k placements: only with time to use them
             self._add_near_optimal(splits=deadline - time.perf_counter() > 0.3 * span)
+        relax_bound = None
+        if relax is not None and relax.ready():  # its plan can still seed the final MIP
+            relax_bound = self._take_relaxation(relax, block)
+            relax = None
         # 3. the MIP over every generated column, from the best plan so far
         mp = self.columns.master()
         hint = np.zeros(mp.n_cols)
@@ -295,14 +310,13 @@ class ColumnGeneration:
             )
             if res.x is not None and mp.is_feasible(res.x):
                 self._offer(res.x, "mip")
+        if relax is not None:  # too late for its plan: its bound only
+            relax_bound = self._take_relaxation(relax, block, grace=max(0.0, deadline - time.perf_counter() - 0.1), plan=False)
         mp = self.columns.master()
         x = np.zeros(mp.n_cols)
         x[self.best_cols] = 1.0
         x, mp = self._fill(mp, x)
         obj = mp.objective_of(x)
-        relax_bound = relax.finish() if relax is not None else None
-        if relax_bound is not None:
-            self.bound = min(self.bound, relax_bound)
         self.progress.round("final", self.lp_obj, self._bound(), obj, mp.n_cols)
         bound = max(self.bound, obj) if np.isfinite(self.bound) else None
         stats = {
@@ -552,12 +566,52 @@ class ColumnGeneration:
                 idx = idx[np.argsort(-rc[idx], kind="stable")][:SPLIT_KEEP_NEAR]
                 self._push(cols.subset(idx), values[idx], mat[:, idx])
 
+    def _take_relaxation(self, relax: RelaxationBound, block, grace: float = 3.0, plan: bool = True) -> float | None:
+        """Its bound (kept if lower) and its plan (offered)."""
+        bound = relax.finish(grace)
+        if bound is not None:
+            self.bound = min(self.bound, bound)
+        if plan and relax.x is not None:
+            self._offer_relaxed(relax.x, block)
+        return bound
+
+    def _offer_relaxed(self, x: np.ndarray, block) -> None:
+        """Offer the relaxed model's plan: its single and running placements are real columns;
+        its splits (cards rounded to whole units) are real placements that may break a row the
+        relaxation drops (links, storage, affinity): each is kept, most valuable first, if the
+        plan stays feasible."""
+        ns, nr = self.singles.size, self.running_cols.size
+        singles = np.flatnonzero(x[:ns] > 0.5)
+        self._push_singles(singles[~self.singles_in[singles]])
+        running = self.running_cols.subset(np.flatnonzero(x[ns : ns + nr] > 0.5))
+        chosen = ColumnPool.concat(self.inst, [self.singles.subset(singles), running])
+        free = self.inst.pool_cards - np.asarray(chosen.pool_usage.sum(axis=0)).ravel()
+        splits = placement_columns(self.inst, decode_splits(self.inst, block, x[ns + nr :], free))
+        self._push(*self.columns.prepare(splits))
+        where = self.columns.index()
+        mp = self.columns.master()
+        plan = np.zeros(mp.n_cols)
+        plan[[where[self.columns.key(chosen, c)] for c in range(chosen.size)]] = 1.0
+        split_idx = [where[k] for c in range(splits.size) if (k := self.columns.key(splits, c)) in where]
+        for k in sorted(split_idx, key=lambda k: -mp.c[k]):
+            trial = plan.copy()
+            trial[k] = 1.0
+            if mp.is_feasible(trial):
+                plan = trial
+        self._offer(plan, "relaxation")
+
     def _add_singles(self, score: np.ndarray, k: int, min_score: float = -np.inf) -> int:
         """Add each job's k best single candidates by ``score`` (above ``min_score``) not yet in."""
         cand = np.flatnonzero(~self.singles_in & (score > min_score))
         if not len(cand):
             return 0
         pick = np.sort(best_k_per_job(cand, score, self.singles.job, k))
+        return self._push_singles(pick)
+
+    def _push_singles(self, pick: np.ndarray) -> int:
+        """Put the single candidates ``pick`` (not yet in) into the master."""
+        if not len(pick):
+            return 0
         self.singles_in[pick] = True
         cols = self.singles.subset(pick)
         mat = self.singles_AT[pick].T.tocsc()
