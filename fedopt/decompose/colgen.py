@@ -311,7 +311,9 @@ class ColumnGeneration:
             if res.x is not None and mp.is_feasible(res.x):
                 self._offer(res.x, "mip")
         if relax is not None:  # too late for its plan: its bound only
-            relax_bound = self._take_relaxation(relax, block, grace=max(0.0, deadline - time.perf_counter() - 0.1), plan=False)
+            closed = self.bound - self.best_obj <= max(self.opts.mip_gap, 1e-9) * max(1.0, abs(self.best_obj))
+            grace = 0.0 if self._stopping() or closed else max(0.0, deadline - time.perf_counter() - 0.1)
+            relax_bound = self._take_relaxation(relax, block, grace=grace, plan=False)
         mp = self.columns.master()
         x = np.zeros(mp.n_cols)
         x[self.best_cols] = 1.0
