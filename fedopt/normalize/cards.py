@@ -25,8 +25,17 @@ from fedopt.normalize.catalog import load_catalog
 # A100 1/16, B200 1/30, MI300X 1/8, T4 1/8, L40S 1/4, H20 1/3.4 ...).
 FP32_SHARE_DEFAULT = 1 / 8.0
 DEFAULT_SCALEUP_GBS = 32.0  # PCIe Gen3 x16 both directions, when a card gives none
-# Cards whose scale-up figure is an NVLink bridge between two cards: their PCIe (both directions).
-BRIDGED_PCIE_GBS = {"A30": 64.0, "A40": 64.0, "RTX-A6000": 64.0, "RTX-A5000": 64.0, "H100-NVL-94GB": 128.0}
+# Cards whose scale-up figure is an NVLink bridge between two cards (four for H200 NVL): their
+# PCIe (both directions), what a ring over more cards than a bridge joins runs on.
+BRIDGED_PCIE_GBS = {
+    "A30": 64.0,
+    "A40": 64.0,
+    "RTX-A6000": 64.0,
+    "RTX-A5000": 64.0,
+    "H100-NVL-94GB": 128.0,
+    "H200-NVL-141GB": 128.0,
+}
+BRIDGE_CARDS = {"H200-NVL-141GB": 4}  # cards one bridge joins, when not 2
 
 
 @dataclass(frozen=True)
@@ -53,9 +62,10 @@ class Card:
 
     def ring_gbs(self, n: int) -> float:
         """Bandwidth of a ring all-reduce over ``n`` cards of one node: NVLink bridges join pairs
-        only, so past two cards the ring runs over PCIe."""
+        (H200 NVL: fours) only, so past that the ring runs over PCIe."""
         pcie = BRIDGED_PCIE_GBS.get(self.id)
-        return min(self.scaleup, pcie) if pcie is not None and n > 2 else self.scaleup
+        bridged = n <= BRIDGE_CARDS.get(self.id, 2)
+        return min(self.scaleup, pcie) if pcie is not None and not bridged else self.scaleup
 
     @staticmethod
     def from_entry(entry: Mapping, id: str | None = None) -> Card:
@@ -98,6 +108,7 @@ _NOISE = (
     "ampere",
     "ascend",
     "cloud",
+    "aws",
     "hbm3",
     "hbm3e",
     "hbm2",
@@ -124,6 +135,7 @@ _FAMILIES = [
     ("a30", r"\ba ?30\b"),
     ("a40", r"\ba ?40\b"),
     ("a10", r"\ba ?10\b"),
+    ("a2", r"\ba2\b"),
     ("l40s", r"\bl ?40 ?s\b"),
     ("l40", r"\bl ?40\b"),
     ("l20", r"\bl ?20\b"),
@@ -132,9 +144,23 @@ _FAMILIES = [
     ("v100", r"\bv ?100"),
     ("p100", r"\bp ?100\b"),
     ("p40", r"\bp ?40\b"),
-    ("k80", r"\bk ?80\b"),
+    ("k80", r"\bk ?80[mc]?\b"),
+    ("k40", r"\bk ?40[mc]?\b"),
+    ("p4", r"\bp ?4\b"),
+    ("gtx1080ti", r"\b(gtx )?1080 ?ti\b"),
+    ("titanxp", r"\btitan ?xp\b"),
+    ("titanv", r"\btitan ?v\b"),
+    ("titanrtx", r"\btitan ?rtx\b"),
+    ("rtx2080ti", r"\b(rtx )?2080 ?ti\b"),
+    ("rtx3090", r"\b(rtx )?3090\b"),
+    ("rtx3080", r"\b(rtx )?3080\b"),
+    ("rtx6000ada", r"\b(rtx )?6000 ?ada\b"),
+    ("quadrortx6000", r"\b(quadro )?rtx ?6000\b"),
+    ("quadrortx8000", r"\b(quadro )?rtx ?8000\b"),
     ("rtx4090", r"\b(rtx )?4090\b"),
     ("rx7900xtx", r"\b(rx )?7900 ?xtx\b"),
+    ("mi355x", r"\bmi ?355 ?x?\b"),
+    ("mi350x", r"\bmi ?350 ?x?\b"),
     ("mi325x", r"\bmi ?325 ?x\b"),
     ("mi300x", r"\bmi ?300 ?x?\b"),
     ("mi250x", r"\bmi ?250 ?x\b"),
@@ -150,6 +176,10 @@ _FAMILIES = [
     ("tpuv5p", r"\btpu ?v ?5 ?p\b"),
     ("tpuv5e", r"\btpu ?v ?5 ?e\b|\btpu ?v ?5 ?lite"),
     ("tpuv4", r"\btpu ?v ?4\b"),
+    ("tpuv3", r"\btpu ?v ?3\b"),
+    ("trainium2", r"\btrainium ?2\b|\btrn ?2\b"),
+    ("trainium", r"\btrainium ?1?\b|\btrn ?1\b"),
+    ("inferentia2", r"\binferentia ?2\b|\binf ?2\b"),
 ]
 _FAMILY_RE = [(fam, re.compile(pat)) for fam, pat in _FAMILIES]
 _FORMS = {"nvl": r"\bnvl\b", "sxm": r"\bsxm|\boam\b", "pcie": r"\bpcie\b|\bpci e\b|\bpci\b"}
@@ -159,6 +189,19 @@ _FORMS = {"nvl": r"\bnvl\b", "sxm": r"\bsxm|\boam\b", "pcie": r"\bpcie\b|\bpci e
 # their achieved share of peak in the model's prior.
 ARCH = {
     "k80": "nvidia-kepler",
+    "k40": "nvidia-kepler",
+    "p4": "nvidia-pascal",
+    "gtx1080ti": "nvidia-pascal",
+    "titanxp": "nvidia-pascal",
+    "titanv": "nvidia-volta",
+    "rtx2080ti": "nvidia-turing",
+    "titanrtx": "nvidia-turing",
+    "quadrortx6000": "nvidia-turing",
+    "quadrortx8000": "nvidia-turing",
+    "rtx3090": "nvidia-ampere",
+    "rtx3080": "nvidia-ampere",
+    "a2": "nvidia-ampere",
+    "rtx6000ada": "nvidia-ada",
     "p100": "nvidia-pascal",
     "p40": "nvidia-pascal",
     "v100": "nvidia-volta",
@@ -192,6 +235,8 @@ ARCH = {
     "mi250x": "amd-cdna2",
     "mi300x": "amd-cdna3",
     "mi325x": "amd-cdna3",
+    "mi350x": "amd-cdna4",
+    "mi355x": "amd-cdna4",
     "rx7900xtx": "amd-rdna3",
     "gaudi2": "intel-gaudi",
     "gaudi3": "intel-gaudi",
@@ -202,6 +247,10 @@ ARCH = {
     "tpuv5e": "google-tpu",
     "tpuv5p": "google-tpu",
     "tpuv6e": "google-tpu",
+    "tpuv3": "google-tpu",
+    "trainium": "aws-neuron",
+    "trainium2": "aws-neuron",
+    "inferentia2": "aws-neuron",
 }
 
 

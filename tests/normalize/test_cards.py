@@ -37,6 +37,32 @@ NAMES = {
     "T4": "T4",
     "A10": "A10",
     "NVIDIA A10G": "A10G",
+    # older, consumer and workstation cards that research traces use
+    "Tesla K80": "K80",
+    "Tesla K40m": "K40",
+    "NVIDIA GeForce GTX 1080 Ti": "GTX-1080-Ti",
+    "TITAN Xp": "TITAN-Xp",
+    "TITAN V": "TITAN-V",
+    "rtx2080ti": "RTX-2080-Ti",
+    "NVIDIA TITAN RTX": "TITAN-RTX",
+    "Quadro RTX 6000": "Quadro-RTX-6000",
+    "Quadro RTX 8000": "Quadro-RTX-8000",
+    "NVIDIA GeForce RTX 3090": "RTX-3090",
+    "NVIDIA RTX 6000 Ada Generation": "RTX-6000-Ada",
+    "NVIDIA RTX A6000": "RTX-A6000",
+    "NVIDIA A2": "A2",
+    "Tesla P4": "P4",
+    # newer cards
+    "NVIDIA H200 NVL": "H200-NVL-141GB",
+    "NVIDIA H200": "H200-SXM-141GB",
+    "NVIDIA B300-SXM-288GB": "B300-SXM-288GB",
+    "NVIDIA GB300": "GB300",
+    "AMD Instinct MI355X": "MI355X",
+    "MI350X": "MI350X",
+    "TPU v3": "TPU-v3",
+    "AWS Trainium2": "Trainium2",
+    "trn1": "Trainium",
+    "inf2": "Inferentia2",
 }
 
 
@@ -92,3 +118,11 @@ def test_catalog_covers_the_issue_cards_with_sources():
         entry = cat[name]
         assert entry["complete"], name
         assert all(entry["sources"].get(f) for f in ("bf16_tflops", "mem_bw_gbs", "memory_gb")), name
+
+
+def test_bridged_cards_ring_over_pcie_past_the_bridge():
+    res = CardResolver()
+    h100_nvl, h200_nvl, h100 = res.resolve("H100 NVL"), res.resolve("H200 NVL"), res.resolve("H100")
+    assert h100_nvl.ring_gbs(2) == 600 and h100_nvl.ring_gbs(4) == 128  # a bridge joins two
+    assert h200_nvl.ring_gbs(4) == 900 and h200_nvl.ring_gbs(8) == 128  # ... four on H200 NVL
+    assert h100.ring_gbs(8) == 900
