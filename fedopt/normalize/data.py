@@ -36,6 +36,11 @@ MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
 QUERY_COLUMNS = ("workload", "card_type", "cards")
 
 
+def canonical_column(name: str) -> str:
+    """Header cells as people write them: ``" Card Type"`` and ``card-type`` mean ``card_type``."""
+    return "_".join(str(name).strip().lower().replace("-", " ").split())
+
+
 def read_table(path: str | Path, columns: tuple[str, ...], what: str, raw: bool = False):
     """Read and check a measurement (or query) CSV; ``InputError`` names the file, row and column.
 
@@ -54,6 +59,13 @@ def read_table(path: str | Path, columns: tuple[str, ...], what: str, raw: bool 
     except pd.errors.ParserError as exc:
         raise InputError("(file)", f"not a valid CSV: {exc}", src) from None
     df.columns = [str(c).strip() for c in df.columns]
+    written = list(df.columns)
+    canon = [canonical_column(c) for c in df.columns]
+    for want in columns:  # a column written in another case or spacing, when it is the only one
+        if want not in df.columns and canon.count(want) == 1:
+            written[canon.index(want)] = want
+    if len(set(written)) == len(written):
+        df.columns = written
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise InputError(

@@ -153,3 +153,13 @@ def test_evaluate_on_given_measurements(write, capsys):
     assert main(["normalize", "--evaluate", "--measurements", str(m), "--by-card"]) == 0
     out = capsys.readouterr().out
     assert "| all |" in out and "peak-TFLOPS" in out and "targets:" in out
+
+
+def test_headers_in_other_case_crlf_and_bom(write, tmp_path):
+    m = write("M.csv", "\ufeffWorkload , Card Type,CARDS,Throughput\r\n\"bert, large\",H100,8,1.5e1\r\n\"bert, large\",A100,8,6.1\r\n")
+    q = write("Q.csv", "workload,card-type,cards\r\n\"bert, large\",H200,8\r\n\r\n")
+    out = tmp_path / "P.csv"
+    assert main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(out)]) == 0
+    p = pd.read_csv(out)
+    assert list(p.columns) == ["workload", "card_type", "cards", "throughput"]
+    assert p["workload"].tolist() == ["bert, large"] and p["throughput"].iloc[0] > 0
