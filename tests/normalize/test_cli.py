@@ -156,8 +156,9 @@ def test_evaluate_on_given_measurements(write, capsys):
 
 
 def test_headers_in_other_case_crlf_and_bom(write, tmp_path):
-    m = write("M.csv", "\ufeffWorkload , Card Type,CARDS,Throughput\r\n\"bert, large\",H100,8,1.5e1\r\n\"bert, large\",A100,8,6.1\r\n")
-    q = write("Q.csv", "workload,card-type,cards\r\n\"bert, large\",H200,8\r\n\r\n")
+    rows = '"bert, large",H100,8,1.5e1\r\n"bert, large",A100,8,6.1\r\n'
+    m = write("M.csv", "\ufeffWorkload , Card Type,CARDS,Throughput\r\n" + rows)
+    q = write("Q.csv", 'workload,card-type,cards\r\n"bert, large",H200,8\r\n\r\n')
     out = tmp_path / "P.csv"
     assert main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(out)]) == 0
     p = pd.read_csv(out)
