@@ -372,6 +372,9 @@ def entry() -> None:
     import os
 
     code = main()
+    children = sys.modules.get("fedopt.backends.highs_process")
+    if children is not None:
+        children.kill_all()  # a relaxation still solving in a child process ends with us
     highs = sys.modules.get("fedopt.backends.highs")
     if highs is not None and any(t.is_alive() for t in highs.ABANDONED):
         sys.stdout.flush()

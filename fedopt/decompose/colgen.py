@@ -266,7 +266,7 @@ class ColumnGeneration:
                 self.split_jobs,
                 snapshot_constant(inst),
             )
-            # it ends by its own time limit, near when the final MIP starts (no interrupt: see split_relax)
+            # in a child process; it ends by its time limit near when the final MIP starts, or is killed
             relax = RelaxationBound(lp, 0.55 * (deadline - time.perf_counter()), seed=self.opts.seed)
         self._add_singles(self.singles_value, k=self.per_job)
         # the first incumbent: greedy over what is in the master so far

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from fedopt.backends.highs import ABANDONED, new_highs
+from fedopt.backends.highs_process import ArrayModel, ChildSolve
 from fedopt.decompose.pricing import split_value_terms
 from fedopt.instance.model import Instance
 from fedopt.master import Rows
@@ -116,7 +115,7 @@ def _split_block(inst: Instance, rows: Rows, split_jobs: list[int]) -> SplitBloc
 
 def relaxed_model(
     inst: Instance, rows: Rows, columns: list[tuple[np.ndarray, sp.spmatrix]], split_jobs: list[int], constant: float
-) -> tuple[highspy.HighsLp, SplitBlock]:
+) -> tuple[ArrayModel, SplitBlock]:
     """The relaxed full model: binary ``columns`` (values, coefficients over ``rows``) + the split block."""
     block = _split_block(inst, rows, split_jobs)
     S, s_obj, s_ub, s_int = block.A, block.obj, block.ub, block.integer
@@ -125,24 +124,21 @@ def relaxed_model(
     base = sp.vstack([base, sp.csc_matrix((n_link, base.shape[1]))], format="csc")
     A = sp.hstack([base, S], format="csc")
     n_base = base.shape[1]
-    inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
-    lp.col_cost_ = np.concatenate([*(np.asarray(v, dtype=float) for v, _ in columns), s_obj])
-    lp.col_lower_ = np.zeros(A.shape[1])
-    lp.col_upper_ = np.concatenate([np.ones(n_base), s_ub])
     lo, hi = np.concatenate([rows.lo, block.lo]), np.concatenate([rows.hi, block.hi])
-    lp.row_lower_ = np.where(np.isfinite(lo), lo, -inf)
-    lp.row_upper_ = np.where(np.isfinite(hi), hi, inf)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = A.indices.astype(np.int32)
-    lp.a_matrix_.value_ = A.data.astype(float)
-    lp.sense_ = highspy.ObjSense.kMaximize
-    lp.offset_ = float(constant)
-    kinds = np.concatenate([np.ones(n_base, dtype=bool), s_int])
-    lp.integrality_ = [highspy.HighsVarType.kInteger if k else highspy.HighsVarType.kContinuous for k in kinds]
-    return lp, block
+    model = ArrayModel(
+        cost=np.concatenate([*(np.asarray(v, dtype=float) for v, _ in columns), s_obj]),
+        lower=np.zeros(A.shape[1]),
+        upper=np.concatenate([np.ones(n_base), s_ub]),
+        row_lower=lo,
+        row_upper=hi,
+        start=A.indptr.astype(np.int32),
+        index=A.indices.astype(np.int32),
+        value=A.data.astype(float),
+        integer=np.concatenate([np.ones(n_base, dtype=bool), s_int]),
+        maximize=True,
+        offset=float(constant),
+    )
+    return model, block
 
 
 def decode_splits(
@@ -177,39 +173,22 @@ def decode_splits(
 
 
 class RelaxationBound:
-    """Solve the relaxed model in HiGHS's solver thread (the other core); read its dual bound and
-    its best solution (``x``: most of it is a real plan, see :func:`decode_splits`)."""
+    """Solve the relaxed model in a child process (the other core; see ``highs_process``): its dual
+    bound, and its best solution (``x``: most of it is a real plan, see :func:`decode_splits`)."""
 
-    def __init__(self, lp: highspy.HighsLp, time_limit: float, seed: int = 0):
+    def __init__(self, model: ArrayModel, time_limit: float, seed: int = 0):
         self.x: np.ndarray | None = None
-        self.h = new_highs()
-        self.h.setOptionValue("output_flag", False)
-        self.h.setOptionValue("threads", 1)
-        self.h.setOptionValue("random_seed", int(seed))
-        self.h.setOptionValue("time_limit", max(0.1, float(time_limit)))
-        self.h.setOptionValue("mip_rel_gap", 1e-5)
-        self.h.passModel(lp)
-        # no interrupt callback: it would take the GIL from the thread running column generation
-        # (and wait for it); the solve ends by its own time limit
-        self.h.HandleUserInterrupt = False
-        self.h.HandleKeyboardInterrupt = False
-        self.thread = self.h.startSolve()
+        options = {"threads": 1, "random_seed": int(seed), "time_limit": max(0.1, float(time_limit)), "mip_rel_gap": 1e-5}
+        self.child = ChildSolve(model, options)
 
     def ready(self) -> bool:
-        return not self.thread.is_alive()
+        return self.child.ready()
 
     def finish(self, grace: float = 3.0) -> float | None:
-        """The proven bound (None if there is none), once the solve has ended by its time limit;
-        waits up to ``grace`` seconds for that, else abandons it."""
-        self.thread.join(timeout=grace)
-        if self.thread.is_alive():
-            ABANDONED.append(self.thread)
+        """The proven bound (None if there is none), waiting up to ``grace`` seconds for the solve
+        to end by its time limit; one still running then is stopped (killed)."""
+        res = self.child.result(wait=grace)
+        if res is None:
             return None
-        status = self.h.getModelStatus()
-        if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
-            return None  # cannot happen for a feasible instance; take no bound from it
-        info = self.h.getInfo()
-        if info.primal_solution_status == 2:  # feasible
-            self.x = np.asarray(self.h.getSolution().col_value).copy()
-        bound = float(info.mip_dual_bound)
-        return bound if np.isfinite(bound) and abs(bound) < 1e20 else None
+        self.x = res["x"]
+        return res["bound"]
