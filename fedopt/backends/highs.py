@@ -11,26 +11,10 @@ import highspy
 import numpy as np
 
 from fedopt.backends.base import BackendResult, SolveOptions
+from fedopt.backends.highs_process import silence_banner
 from fedopt.master import MasterProblem
 
-
-def _silence_banner() -> None:
-    """HiGHS prints a banner on stdout at its first construction; plans may go to stdout."""
-    import os
-    import sys
-
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-_silence_banner()
+silence_banner()
 
 
 def new_highs() -> highspy.Highs:

@@ -15,12 +15,37 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing as mp
+import os
+import sys
 import threading
 import weakref
 from dataclasses import dataclass
 
 import highspy
 import numpy as np
+
+_SILENCED = False
+
+
+def silence_banner() -> None:
+    """HiGHS prints a banner on stdout at its first construction in a process; plans may go to
+    stdout. Construct one with stdout pointed at /dev/null (children forked later inherit that)."""
+    global _SILENCED
+    if _SILENCED:
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    _SILENCED = True
+
+
+silence_banner()
 
 
 @dataclass
