@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -57,4 +61,20 @@ def test_a_stopped_child_is_gone_at_once():
     t0 = time.perf_counter()
     assert child.result(wait=0.0) is None
     assert time.perf_counter() - t0 < 5
-    assert child._proc is not None and not child._proc.is_alive()
+    assert child._proc.poll() is not None and not child._dir.exists()
+
+
+def test_works_from_a_script_without_a_main_guard(tmp_path):
+    # multiprocessing's spawn/forkserver would re-run this script in the child; ours does not
+    script = tmp_path / "plain.py"
+    script.write_text(
+        "from tests.backends.test_highs_process import knapsack\n"
+        "from fedopt.backends.highs_process import ChildSolve\n"
+        "res = ChildSolve(knapsack([6, 5, 4], [3, 2, 2], 4), {'time_limit': 10.0}).result(wait=30)\n"
+        "print(res['bound'])\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=root,
+                         env={**os.environ, "PYTHONPATH": str(root)})  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "10.0\n"  # and no HiGHS banner on stdout
