@@ -80,6 +80,13 @@ def _evaluate(args) -> int:
     if args.by_card:
         _out("")
         _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
+    if args.one_card:
+        from fedopt.normalize.evaluate import keep_one_card
+
+        one = keep_one_card(data, resolver=_resolver(args))
+        _out("")
+        _out(f"workloads seen on one card, on {what}: each workload keeps one card's rows in turn, its other rows predicted")
+        _out(format_summary(summary(one)))
     if not args.measurements:
         from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout
 
@@ -140,6 +147,11 @@ def add_normalize(sub) -> None:
     )
     p.add_argument("--evaluate", action="store_true", help="leave-one-card-out errors (shared measurements, or --measurements)")
     p.add_argument("--by-card", action="store_true", help="with --evaluate: errors per held-out card")
+    p.add_argument(
+        "--one-card",
+        action="store_true",
+        help="with --evaluate: also workloads seen on one card only (~3 min on shared data)",
+    )
     p.add_argument("--table", metavar="instance.json", help="print the instance's rate table (job class x card type)")
     p.add_argument("--by-job", action="store_true", help="with --table: one row per job")
     p.add_argument("--json", action="store_true", help="with --table: JSON")

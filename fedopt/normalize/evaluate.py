@@ -81,6 +81,33 @@ def leave_one_card_out(
     return pd.concat(rows, ignore_index=True)
 
 
+def keep_one_card(
+    data: pd.DataFrame, hyper: Hyper | None = None, resolver: CardResolver | None = None, workloads: list[str] | None = None
+) -> pd.DataFrame:
+    """Workloads seen on one card: each workload measured on two cards or more keeps the rows of
+    one card in turn (all counts), the rest of its rows are hidden and predicted from those and
+    the other workloads' rows. Columns as :func:`leave_one_card_out` (``card``: the hidden rows'
+    card) plus ``kept``. ``workloads`` limits which workloads take a turn (default: all)."""
+    resolver = resolver or CardResolver()
+    keys = np.array([ThroughputModel(resolver=resolver).card_key(n) for n in data["card_type"]])
+    positive = (data["throughput"] > 0).to_numpy()
+    rows = [data.iloc[:0].assign(card="", kept="", pred=0.0)]
+    for w in sorted(set(data.loc[positive, "workload"]) & set(workloads or data["workload"])):
+        mine = (data["workload"] == w).to_numpy()
+        for key in sorted(set(keys[mine & positive])):
+            keep = mine & (keys == key)
+            test_mask = mine & ~keep & positive
+            if not test_mask.any():
+                continue
+            train, test = data[~mine | keep], data[test_mask]
+            model = ThroughputModel(resolver=resolver, hyper=hyper).fit(train)
+            res = test.assign(card=keys[test_mask], kept=key, pred=model.predict(test))
+            for fname, feat in SPEC_FEATURES.items():
+                res["base_" + fname] = _ratio_baseline(train, test, feat, model)
+            rows.append(res)
+    return pd.concat(rows, ignore_index=True)
+
+
 # Scale-out priors that have not seen MLPerf's multi-node systems (the defaults were fitted on them)
 UNINFORMED_SCALEOUT = {"psi_prior": -2.0, "beta_prior": 1.0}
 
@@ -220,6 +247,7 @@ __all__ = [
     "errors",
     "format_scaleout",
     "format_summary",
+    "keep_one_card",
     "leave_one_card_out",
     "leave_one_workload_scaleout",
     "summary",
