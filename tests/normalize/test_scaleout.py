@@ -8,7 +8,7 @@ import pytest
 
 from fedopt.normalize.data import SHARED_DATA, shared_measurements
 from fedopt.normalize.evaluate import errors, leave_one_workload_scaleout
-from fedopt.normalize.model import Hyper, ThroughputModel
+from fedopt.normalize.model import Hyper, ThroughputModel, scaleout_shape
 
 H100 = "H100-SXM-80GB"
 
@@ -52,3 +52,21 @@ def test_held_out_scaleout_beats_linear_scaling():
     # measured on all 13 workloads: model 18.2% median vs linear 47.9% (docs/normalize.md)
     assert np.median(e[ok]) < 0.5 * np.median(lin[ok])
     assert np.median(e) < 0.35
+
+
+def test_gradient_matches_finite_differences():
+    # the fit's analytic gradient, scale-out term included, against central differences
+    rows = [("a", "H100", 8, 1.0), ("a", "H100", 64, 6.0), ("a", "H100", 512, 20.0), ("a", "A100", 8, 0.4),
+            ("b", "H100", 8, 2.0), ("b", "A100", 8, 0.9), ("b", "L40S", 1, 0.05), ("b", "A100", 256, 15.0)]  # fmt: skip
+    data = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+    model = ThroughputModel().fit(data)
+    f, p = model._objective, model._solution + 0.05 * np.random.default_rng(0).standard_normal(len(model._solution))
+    _, grad = f(p)
+    num = np.empty_like(p)
+    for i in range(len(p)):
+        e = np.zeros_like(p)
+        e[i] = 1e-6
+        num[i] = (f(p + e)[0] - f(p - e)[0]) / 2e-6
+    assert np.allclose(grad, num, rtol=1e-4, atol=1e-5)
+    g, dg = scaleout_shape(np.array([4, 8, 16, 1024]), 2.0)
+    assert g[0] == g[1] == 0 and g[2] == pytest.approx(np.log(2) ** 2) and dg[3] == pytest.approx(g[3] * np.log(np.log(128)))
