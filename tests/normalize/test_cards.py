@@ -53,6 +53,7 @@ NAMES = {
     "NVIDIA A2": "A2",
     "Tesla P4": "P4",
     # newer cards
+    "NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX-PRO-6000-Blackwell",
     "NVIDIA H200 NVL": "H200-NVL-141GB",
     "NVIDIA H200": "H200-SXM-141GB",
     "NVIDIA B300-SXM-288GB": "B300-SXM-288GB",
