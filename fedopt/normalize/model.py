@@ -580,7 +580,8 @@ class ThroughputModel:
         ph = np.where(kw, fz.phi[iw] if W else 0.0, fz.phi0)
         kk = np.where(kw, fz.k[iw] if W else 0.0, fz.k0)
         V = np.where(kw[:, None], fz.V[iw] if W else 0.0, 0.0).reshape(N, K)
-        eta = np.where(kc, fz.eta[ic] if C else 0.0, [self._eta_prior(k) for k in keys])
+        prior = {k: self._eta_prior(k) for k in set(keys) if k not in self._ci}  # once per card, not per row
+        eta = np.where(kc, fz.eta[ic] if C else 0.0, [prior.get(k, 0.0) for k in keys])
         U = np.where(kc[:, None], fz.U[ic] if C else 0.0, 0.0).reshape(N, K)
         sh = _softmax(th)
         rr = _sigmoid(ph)
