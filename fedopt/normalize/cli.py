@@ -80,6 +80,11 @@ def _evaluate(args) -> int:
     if args.by_card:
         _out("")
         _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
+    if args.architectures:
+        arch = leave_one_card_out(data, resolver=_resolver(args), unit="architecture")
+        _out("")
+        _out(f"leave-one-architecture-out on {what}: every card of one architecture hidden at a time ('cards' = architectures)")
+        _out(format_summary(summary(arch)))
     if args.one_card:
         from fedopt.normalize.evaluate import keep_one_card
 
@@ -147,6 +152,9 @@ def add_normalize(sub) -> None:
     )
     p.add_argument("--evaluate", action="store_true", help="leave-one-card-out errors (shared measurements, or --measurements)")
     p.add_argument("--by-card", action="store_true", help="with --evaluate: errors per held-out card")
+    p.add_argument(
+        "--architectures", action="store_true", help="with --evaluate: also hide one architecture (all its cards) at a time"
+    )
     p.add_argument(
         "--one-card",
         action="store_true",

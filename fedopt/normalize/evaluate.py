@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fedopt.normalize.cards import Card, CardResolver
+from fedopt.normalize.cards import Card, CardResolver, arch_vendor
 from fedopt.normalize.model import Hyper, ThroughputModel
 
 SPEC_FEATURES = {
@@ -57,12 +57,22 @@ def _ratio_baseline(train: pd.DataFrame, test: pd.DataFrame, feature, model: Thr
 
 
 def leave_one_card_out(
-    data: pd.DataFrame, hyper: Hyper | None = None, baselines: bool = True, resolver: CardResolver | None = None
+    data: pd.DataFrame,
+    hyper: Hyper | None = None,
+    baselines: bool = True,
+    resolver: CardResolver | None = None,
+    unit: str = "card",
 ) -> pd.DataFrame:
-    """Rows of ``data`` measured > 0 with their held-out predictions (``pred`` and one column per baseline)."""
+    """Rows of ``data`` measured > 0 with their held-out predictions (``pred`` and one column per baseline).
+    ``unit="architecture"`` hides all cards of one architecture at a time (a new generation:
+    its efficiency cannot come from a sibling); the ``card`` column then names the architecture."""
     resolver = resolver or CardResolver()
     model0 = ThroughputModel(resolver=resolver, hyper=hyper)
     keys = np.array([model0.card_key(n) for n in data["card_type"]])
+    if unit == "architecture":
+        keys = np.array([arch_vendor(model0._card(k), k)[0] for k in keys])
+    elif unit != "card":
+        raise ValueError(f"unit: card or architecture, not {unit!r}")
     rows = [data.iloc[:0].assign(card="", pred=0.0)]
     for key in sorted(set(keys)):
         train = data[keys != key]

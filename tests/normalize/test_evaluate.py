@@ -65,3 +65,15 @@ def test_keep_one_card_on_a_few_workloads():
     # measured on all workloads (`normalize --evaluate --one-card`): 18.6% vs 25.5% (memory bandwidth)
     assert tab.loc["all", "model_median"] < tab.loc["all", "best_spec_median"]
     assert tab.loc["all", "model_median"] <= 0.5 * tab.loc["all", "peak_tflops_median"]
+
+
+def test_leave_one_architecture_out_on_mlperf():
+    # a new generation: all of an architecture's cards hidden (Hopper: H100 SXM/PCIe/NVL, H200)
+    d = shared_measurements()
+    res = leave_one_card_out(d[d["source"] == "mlperf"], unit="architecture")
+    assert {"nvidia-hopper", "nvidia-blackwell", "nvidia-ada"} <= set(res["card"])
+    row = summary(res).set_index("data").loc["all"]
+    # measured 12.8% against 18.7% for the memory-bandwidth ratio and 27.9% for peak TFLOPS
+    assert row["model_median"] <= 0.15 and row["model_median"] < row["best_spec_median"]
+    with pytest.raises(ValueError):
+        leave_one_card_out(d.head(3), unit="vendor")
