@@ -477,18 +477,10 @@ class ThroughputModel:
         a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _ = unpack(res.x)
         # workloads measured on one card only: their ratios across cards come from their group's
         # workloads measured on two or more (see _one_card_ratios)
-        counts: dict[str, dict[str, list[tuple[int, float]]]] = {}
-        for w, k_, nn, t in zip(wl_all, keys_all, n_all, tp, strict=True):
-            if t > 0:
-                counts.setdefault(w, {}).setdefault(k_, []).append((int(nn), float(t)))
-        self._one_card = {}
-        for w, by_card in counts.items():
-            if len(by_card) == 1:
-                ((k_, rows),) = by_card.items()
-                levels: dict[int, list[float]] = {}
-                for nn, t in rows:
-                    levels.setdefault(nn, []).append(np.log(t))
-                self._one_card[w] = (k_, {nn: float(np.exp(np.mean(v))) for nn, v in levels.items()})
+        cells_of: dict[str, dict[str, dict[int, float]]] = {}
+        for (w, k_, nn), t in self.measured.items():
+            cells_of.setdefault(w, {}).setdefault(k_, {})[nn] = t
+        self._one_card = {w: next(iter(by_card.items())) for w, by_card in cells_of.items() if len(by_card) == 1}
         multi = [w for w in workloads if w not in self._one_card]
         self._neighbours = {g: [w for w in multi if wg[wi[w]] == g] for g in range(G)}
         self._group_of = {w: int(wg[wi[w]]) for w in workloads}
@@ -609,7 +601,7 @@ class ThroughputModel:
         Its own shares are unknown; the group's central shares predicted the ratios of such
         workloads worse than the plain memory-bandwidth ratio on Gavel (37% vs 26% median error,
         one card kept in turn), the median neighbour ratio better than both (24%; MLPerf 13.3% ->
-        11.9%). Measured cells and ineligible ones keep their values."""
+        12.7%; ``normalize --evaluate --one-card``). Measured cells and ineligible ones keep their values."""
         logs: dict[tuple, np.ndarray] = {}  # (group, card, count) -> log predictions of its neighbours
         ratios: dict[tuple, float | None] = {}
 
