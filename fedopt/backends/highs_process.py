@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import weakref
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import highspy
@@ -75,13 +75,17 @@ class ArrayModel:
     def n_cols(self) -> int:
         return len(self.cost)
 
+    def arrays(self) -> dict:
+        """The fields by name, not copied (``dataclasses.asdict`` would deep-copy every array)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
     def to_lp(self) -> highspy.HighsLp:
-        return highs_child.to_lp(asdict(self))
+        return highs_child.to_lp(self.arrays())
 
 
 def solve_arrays(model: ArrayModel, options: dict) -> dict:
     """Solve ``model`` here with HiGHS ``options``: ``{"status", "bound", "objective", "x"}``."""
-    return highs_child.solve(asdict(model), options)
+    return highs_child.solve(model.arrays(), options)
 
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()
@@ -96,7 +100,7 @@ class ChildSolve:
         self._dir = Path(tempfile.mkdtemp(prefix="fedopt-highs-"))
         self._result_path = self._dir / "result.npz"
         self._result: dict | None = None
-        arrays = {k: np.asarray(v) for k, v in asdict(model).items()}
+        arrays = {k: np.asarray(v) for k, v in model.arrays().items()}
         np.savez(self._dir / "model.npz", options=np.array(json.dumps(options)), **arrays)
         self._proc = subprocess.Popen(
             [sys.executable, "-P", highs_child.__file__, str(self._dir / "model.npz"), str(self._result_path)],
