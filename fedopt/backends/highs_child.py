@@ -14,8 +14,6 @@ import sys
 import highspy
 import numpy as np
 
-MODEL_FIELDS = ("cost", "lower", "upper", "row_lower", "row_upper", "start", "index", "value", "integer")
-
 
 def to_lp(arrays: dict) -> highspy.HighsLp:
     """A ``HighsLp`` from the arrays of ``ArrayModel`` (plus ``maximize``, ``offset``)."""
