@@ -48,3 +48,17 @@ def test_colgen_keeps_the_lower_bound_and_stays_valid():
     assert colgen.bound >= exact.objective - 1e-6 * max(1.0, abs(exact.objective))
     rb = colgen.stats["relaxation_bound"]
     assert rb is None or colgen.bound <= rb + 1e-9
+
+
+def test_solve_goes_on_without_the_child(monkeypatch):
+    # no temporary directory (or no process) for the relaxation: column generation's bound alone
+    import fedopt.backends.highs_process as hp
+
+    def no_tmp(*a, **k):
+        raise OSError("read-only file system")
+
+    monkeypatch.setattr(hp.tempfile, "mkdtemp", no_tmp)
+    inst = load_instance(EXAMPLE)
+    res = fedopt.solve(inst, method="colgen", time_limit=20)
+    assert res.stats["relaxation_bound"] is None and res.objective > 0
+    assert fedopt.check_plan(inst, res.to_doc()).ok

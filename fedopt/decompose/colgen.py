@@ -267,7 +267,10 @@ class ColumnGeneration:
                 snapshot_constant(inst),
             )
             # in a child process; it ends by its time limit near when the final MIP starts, or is killed
-            relax = RelaxationBound(lp, 0.55 * (deadline - time.perf_counter()), seed=self.opts.seed)
+            try:
+                relax = RelaxationBound(lp, 0.55 * (deadline - time.perf_counter()), seed=self.opts.seed)
+            except OSError:  # no temporary directory or no process to start: the LP bound alone
+                relax = None
         self._add_singles(self.singles_value, k=self.per_job)
         # the first incumbent: greedy over what is in the master so far
         self.best_cols = np.zeros(0, dtype=np.int64)
