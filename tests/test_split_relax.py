@@ -22,9 +22,9 @@ def _relaxation(inst):
     _, rv, rm = _Columns(inst, cg.rows).prepare(running_columns(inst).subset(valid_placements(running_columns(inst))))
     split_jobs = [int(j) for j in np.flatnonzero((inst.job_max_parts >= 2) & ~inst.pinned)]
     columns = [(cg.singles_value, cg.singles_AT.T.tocsc()), (rv, rm)]
-    lp, block = relaxed_model(inst, cg.rows, columns, split_jobs, snapshot_constant(inst))
+    model, block = relaxed_model(inst, cg.rows, columns, split_jobs, snapshot_constant(inst))
     assert block.groups  # the split block is exercised
-    rb = RelaxationBound(lp, 20)
+    rb = RelaxationBound(model, 20)
     bound = rb.finish(grace=25)
     return bound, rb.x, block, cg.singles.size + len(rv)
 

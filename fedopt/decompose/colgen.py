@@ -61,7 +61,7 @@ class _Columns:
         self.pools: list[ColumnPool] = []
         self.values: list[np.ndarray] = []
         self.mats: list[sp.csc_matrix] = []
-        self.keys: set[tuple] = set()
+        self.keys: dict[tuple, int] = {}  # column key -> its index in the master
 
     def key(self, cols: ColumnPool, c: int) -> tuple:
         s, e = cols.part_ptr[c], cols.part_ptr[c + 1]
@@ -85,8 +85,9 @@ class _Columns:
         return cols, values, self.rows.matrix(cols).tocsc()
 
     def add(self, cols: ColumnPool, values: np.ndarray, mat: sp.csc_matrix) -> None:
+        base = self.n
         for c in range(cols.size):
-            self.keys.add(self.key(cols, c))
+            self.keys[self.key(cols, c)] = base + c
         self.pools.append(cols)
         self.values.append(values)
         self.mats.append(mat)
@@ -94,15 +95,6 @@ class _Columns:
     @property
     def n(self) -> int:
         return sum(len(v) for v in self.values)
-
-    def index(self) -> dict[tuple, int]:
-        """Column key -> its index in the master."""
-        out, off = {}, 0
-        for cols in self.pools:
-            for c in range(cols.size):
-                out[self.key(cols, c)] = off + c
-            off += cols.size
-        return out
 
     def master(self) -> MasterProblem:
         cols = ColumnPool.concat(self.inst, self.pools)
@@ -259,7 +251,7 @@ class ColumnGeneration:
         # dual bound is a second proven bound, its plan a candidate for the final MIP
         relax = None
         if self.singles.size + run_cols.size <= RELAX_MAX_COLUMNS and not self._stopping():
-            lp, block = relaxed_model(
+            model, block = relaxed_model(
                 inst,
                 self.rows,
                 [(self.singles_value, self.singles_AT.T.tocsc()), (run_val, run_mat)],
@@ -268,7 +260,7 @@ class ColumnGeneration:
             )
             # in a child process; it ends by its time limit near when the final MIP starts, or is killed
             try:
-                relax = RelaxationBound(lp, 0.55 * (deadline - time.perf_counter()), seed=self.opts.seed)
+                relax = RelaxationBound(model, 0.55 * (deadline - time.perf_counter()), seed=self.opts.seed)
             except OSError:  # no temporary directory or no process to start: the LP bound alone
                 relax = None
         self._add_singles(self.singles_value, k=self.per_job)
@@ -593,7 +585,7 @@ class ColumnGeneration:
         free = self.inst.pool_cards - np.asarray(chosen.pool_usage.sum(axis=0)).ravel()
         splits = placement_columns(self.inst, decode_splits(self.inst, block, x[ns + nr :], free))
         self._push(*self.columns.prepare(splits))
-        where = self.columns.index()
+        where = self.columns.keys
         mp = self.columns.master()
         plan = np.zeros(mp.n_cols)
         plan[[where[self.columns.key(chosen, c)] for c in range(chosen.size)]] = 1.0
@@ -618,11 +610,7 @@ class ColumnGeneration:
         if not len(pick):
             return 0
         self.singles_in[pick] = True
-        cols = self.singles.subset(pick)
-        mat = self.singles_AT[pick].T.tocsc()
-        self.columns.add(cols, self.singles_value[pick], mat)
-        if not self.lp_dead:  # an abandoned solve still owns the HiGHS object
-            add_columns(self.h, self.singles_value[pick], mat)
+        self._push(self.singles.subset(pick), self.singles_value[pick], self.singles_AT[pick].T.tocsc())
         return len(pick)
 
     def _round(self, y_price: np.ndarray, y_rmp: np.ndarray, pinned_in_lp: set[int]) -> dict:

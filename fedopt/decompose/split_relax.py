@@ -34,7 +34,7 @@ class SplitGroup:
     job: int
     ctype: int
     totals: list[tuple[int, int]]  # (column of the binary "split with T cards", T)
-    parts: list[tuple[int, int]]  # (column of the integer "units in pool p", pool)
+    parts: list[tuple[int, int]]  # (column of the units in pool p (continuous), pool)
     granularity: int
 
 

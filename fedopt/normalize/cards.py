@@ -25,17 +25,16 @@ from fedopt.normalize.catalog import load_catalog
 # A100 1/16, B200 1/30, MI300X 1/8, T4 1/8, L40S 1/4, H20 1/3.4 ...).
 FP32_SHARE_DEFAULT = 1 / 8.0
 DEFAULT_SCALEUP_GBS = 32.0  # PCIe Gen3 x16 both directions, when a card gives none
-# Cards whose scale-up figure is an NVLink bridge between two cards (four for H200 NVL): their
-# PCIe (both directions), what a ring over more cards than a bridge joins runs on.
-BRIDGED_PCIE_GBS = {
-    "A30": 64.0,
-    "A40": 64.0,
-    "RTX-A6000": 64.0,
-    "RTX-A5000": 64.0,
-    "H100-NVL-94GB": 128.0,
-    "H200-NVL-141GB": 128.0,
+# Cards whose scale-up figure is an NVLink bridge: (their PCIe both directions, cards one bridge
+# joins). A ring over more cards than a bridge joins runs on PCIe.
+BRIDGED = {
+    "A30": (64.0, 2),
+    "A40": (64.0, 2),
+    "RTX-A6000": (64.0, 2),
+    "RTX-A5000": (64.0, 2),
+    "H100-NVL-94GB": (128.0, 2),
+    "H200-NVL-141GB": (128.0, 4),
 }
-BRIDGE_CARDS = {"H200-NVL-141GB": 4}  # cards one bridge joins, when not 2
 
 
 @dataclass(frozen=True)
@@ -63,9 +62,11 @@ class Card:
     def ring_gbs(self, n: int) -> float:
         """Bandwidth of a ring all-reduce over ``n`` cards of one node: NVLink bridges join pairs
         (H200 NVL: fours) only, so past that the ring runs over PCIe."""
-        pcie = BRIDGED_PCIE_GBS.get(self.id)
-        bridged = n <= BRIDGE_CARDS.get(self.id, 2)
-        return min(self.scaleup, pcie) if pcie is not None and not bridged else self.scaleup
+        if self.id in BRIDGED:
+            pcie, joined = BRIDGED[self.id]
+            if n > joined:
+                return min(self.scaleup, pcie)
+        return self.scaleup
 
     @staticmethod
     def from_entry(entry: Mapping, id: str | None = None) -> Card:
