@@ -64,6 +64,14 @@ NAMES = {
     "AWS Trainium2": "Trainium2",
     "trn1": "Trainium",
     "inf2": "Inferentia2",
+    "NVIDIA GeForce RTX 5090": "RTX-5090",
+    "NVIDIA H800 PCIe": "H800-PCIe-80GB",
+    "A800 PCIe 80GB": "A800-PCIe-80GB",
+    "NVIDIA RTX A4000": "RTX-A4000",
+    "Intel Data Center GPU Max 1550": "Max-1550",
+    # Huawei's 910B server is called "A2": not NVIDIA's A2
+    "Atlas 800T A2": "Ascend-910B",
+    "NVIDIA A2": "A2",
 }
 
 
