@@ -37,6 +37,10 @@ BRIDGED = {
     "H100-NVL-94GB": (128.0, 2),
     "H200-NVL-141GB": (128.0, 4),
 }
+# Cards whose scale-up network joins more than one 8-card node: NVL72 racks (one NVLink domain of
+# 72 GPUs over NVLink switch trays). A ring within the domain runs at the NVLink figure.
+SCALEUP_DOMAIN = {"gb200": 72, "gb300": 72}  # by family
+NODE_CARDS = 8  # cards one scale-up network joins unless the card says otherwise
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,11 @@ class Card:
             if n > joined:
                 return min(self.scaleup, pcie)
         return self.scaleup
+
+    @property
+    def domain(self) -> int:
+        """Cards one scale-up network joins (8 for an HGX node, 72 for an NVL72 rack)."""
+        return SCALEUP_DOMAIN.get(family(self.id) or "", NODE_CARDS)
 
     @staticmethod
     def from_entry(entry: Mapping, id: str | None = None) -> Card:

@@ -13,7 +13,8 @@ card's inverse capacity relative to it:
     throughput(w, c, n) = n * exp(a_w) / tau(w, c) / (1 + o_w(c, n)) * exp(u_c . v_w)
       o_w(c, n) = exp(k_w) * 2 (n - 1) / n * (900 / B_c(n))^gamma    multi-card overhead
                 + exp(psi_w) * ln(n / 8)^beta  (n > 8)               scale-out past one node
-      B_c(n): scale-up bandwidth (PCIe past 2 cards for NVLink-bridge cards; <= 50 GB/s past 8)
+      B_c(n): scale-up bandwidth (PCIe past 2 cards for NVLink-bridge cards; <= 50 GB/s past 8,
+              past 72 on NVL72 racks, whose NVLink domain spans 72 cards)
 
 ``s_w = softmax(theta_w)`` are the workload's time shares, ``rho_w`` the share of its compute on
 matrix (tensor) units (FP32 vector peak at 0, dense BF16 peak at 1), ``a_w`` its scale, ``k_w``
@@ -51,11 +52,10 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from fedopt.normalize.cards import Card, CardResolver, arch_vendor
+from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor
 
 RESOURCES = ("compute", "mem", "host")
 REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0}  # H100 SXM: x = 1 on it
-NODE_CARDS = 8
 SCALEOUT_GBS = 50.0  # per card between nodes (400 Gb/s)
 NO_TENSOR = -30.0  # logit of rho for a workload with no evidence of matrix-unit use
 
@@ -96,8 +96,9 @@ def comm_factor(n: np.ndarray | int) -> np.ndarray:
 def card_logs(card: Card, n: np.ndarray | int) -> np.ndarray:
     """[len(n), 4]: log inverse capacities (bf16, fp32, mem, collective bandwidth at n cards), 0 = an H100 SXM."""
     n = np.atleast_1d(np.asarray(n, dtype=float))
-    node = np.array([card.ring_gbs(int(k)) for k in np.minimum(n, NODE_CARDS)])
-    bw = np.where(n <= NODE_CARDS, node, np.minimum(node, SCALEOUT_GBS))
+    domain = card.domain
+    node = np.array([card.ring_gbs(int(k)) for k in np.minimum(n, domain)])
+    bw = np.where(n <= domain, node, np.minimum(node, SCALEOUT_GBS))
     out = np.empty((len(n), 4))
     out[:, 0] = np.log(REF["bf16"] / card.bf16_tflops)
     out[:, 1] = np.log(REF["fp32"] / card.fp32)

@@ -71,7 +71,6 @@ NAMES = {
     "Intel Data Center GPU Max 1550": "Max-1550",
     # Huawei's 910B server is called "A2": not NVIDIA's A2
     "Atlas 800T A2": "Ascend-910B",
-    "NVIDIA A2": "A2",
 }
 
 
@@ -135,3 +134,17 @@ def test_bridged_cards_ring_over_pcie_past_the_bridge():
     assert h100_nvl.ring_gbs(2) == 600 and h100_nvl.ring_gbs(4) == 128  # a bridge joins two
     assert h200_nvl.ring_gbs(4) == 900 and h200_nvl.ring_gbs(8) == 128  # ... four on H200 NVL
     assert h100.ring_gbs(8) == 900
+
+
+def test_nvl72_racks_keep_nvlink_past_one_node():
+    import numpy as np
+
+    from fedopt.normalize.model import card_logs
+
+    res = CardResolver()
+
+    def ring(name, n):
+        return round(float(900.0 / np.exp(card_logs(res.resolve(name), [n])[0, 3])), 6)
+
+    assert ring("GB200 NVL72", 64) == 1800 and ring("GB200", 144) == 50  # one NVLink domain of 72
+    assert ring("H100", 8) == 900 and ring("H100", 16) == 50  # an HGX node is 8
