@@ -3,7 +3,8 @@
 - ``roofline``: the profile-only model (``profile_rate``; ``calibrated`` opts into calibrated
   per-card efficiencies);
 - ``model.ThroughputModel``: throughput on any card from its specs and the job's measurements
-  on other cards; ``evaluate``: leave-one-card-out against spec-ratio baselines;
+  on other cards (``speedups``: a workload x card table against a reference card);
+  ``evaluate``: leave-one-card-out against spec-ratio baselines; ``plots``: its figure;
 - ``table.rate_table``: an instance's job (class) x card type rate table;
 - ``catalog``, ``cards``: the accelerator catalog and card names matched to it.
 

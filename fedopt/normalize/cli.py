@@ -1,7 +1,8 @@
 """``python -m fedopt normalize``: predict throughputs, evaluate the model, print an instance's rate table.
 
 normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json]
-normalize --evaluate [--measurements M.csv] [--cards cards.json] [--by-card]
+normalize --evaluate [--measurements M.csv] [--cards cards.json] [--by-card] [--plot FILE.png]
+normalize --measurements M.csv --speedups H100,A100,H20 [--count N]
 normalize --table instance.json [--by-job] [--json]
 normalize --calibrate
 """
@@ -62,6 +63,8 @@ def _evaluate(args) -> int:
     from fedopt.normalize.data import MEASUREMENT_COLUMNS, read_table, shared_measurements
     from fedopt.normalize.evaluate import by_card, format_summary, leave_one_card_out, summary, targets
 
+    if args.plot:
+        _figure_format(args.plot)  # before minutes of fitting
     if args.measurements:
         data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
         data = data[list(MEASUREMENT_COLUMNS) + (["source"] if "source" in data.columns else [])]
@@ -77,6 +80,8 @@ def _evaluate(args) -> int:
     _out(format_summary(tab))
     _out("")
     _out("targets: " + "\n         ".join(targets(tab)))
+    if args.plot:
+        _write_figure(res, args.plot, what)
     if args.by_card:
         _out("")
         _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
@@ -105,6 +110,54 @@ def _evaluate(args) -> int:
     return 0
 
 
+def _figure_format(path: str) -> str:
+    from pathlib import Path
+
+    fmt = Path(path).suffix.lower().lstrip(".")
+    if fmt not in ("png", "svg", "pdf"):
+        raise InputError("--plot", f"a .png, .svg or .pdf file, not {path!r}")
+    return fmt
+
+
+def _write_figure(res, path: str, what: str) -> None:
+    from pathlib import Path
+
+    from fedopt.atomic import write_atomic
+    from fedopt.normalize.plots import plot_evaluation
+
+    fmt = _figure_format(path)
+    title = "leave-one-card-out" + ("" if what.startswith("shared") else f" ({Path(what).name})")
+    buf = io.BytesIO()
+    plot_evaluation(res, title=title).savefig(buf, format=fmt, dpi=110)
+    write_atomic(path, buf.getvalue())
+    _out(f"wrote {path}", True)
+
+
+def _speedups(args) -> int:
+    from fedopt.normalize.calibrate import card_priors, scaleout_hyper
+    from fedopt.normalize.data import MEASUREMENT_COLUMNS, read_table
+    from fedopt.normalize.model import Hyper, ThroughputModel
+
+    if not args.measurements:
+        raise InputError("--speedups", "needs --measurements M.csv (the workloads to compare)")
+    cards = [c.strip() for c in args.speedups.split(",") if c.strip()]
+    if not cards:
+        raise InputError("--speedups", "a comma-separated list of card types, the first the reference")
+    if args.count < 1:
+        raise InputError("--count", f"a whole number of cards >= 1, got {args.count}")
+    meas = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
+    if not (meas["throughput"] > 0).any():
+        raise InputError("throughput", "no positive throughput to calibrate on", str(args.measurements))
+    priors = {} if args.no_priors else card_priors()
+    model = ThroughputModel(resolver=_resolver(args), hyper=Hyper(**scaleout_hyper()), card_priors=priors)
+    model.fit(meas[list(MEASUREMENT_COLUMNS)])
+    workloads = list(dict.fromkeys(meas["workload"]))
+    tab = model.speedups(cards, workloads=workloads, n=args.count)
+    _out(f"throughput on {args.count} card(s) of each type over {cards[0]}'s, per workload (0: does not fit)")
+    _out(tab.to_string(float_format=lambda v: f"{v:.3f}", na_rep="-"))
+    return 0
+
+
 def _table(args) -> int:
     from fedopt.instance import load_instance
     from fedopt.normalize.table import format_table, rate_table, table_json
@@ -124,16 +177,16 @@ def _calibrate(args) -> int:
 
 
 def cmd_normalize(args: argparse.Namespace) -> int:
-    modes = [m for m in ("evaluate", "table", "calibrate") if getattr(args, m)]
+    modes = [m for m in ("evaluate", "table", "calibrate", "speedups") if getattr(args, m)]
     predicting = args.query is not None or args.out is not None
     if len(modes) + predicting > 1:
-        raise InputError("normalize", "choose one of --query/--out, --evaluate, --table, --calibrate")
+        raise InputError("normalize", "choose one of --query/--out, --evaluate, --speedups, --table, --calibrate")
     if predicting or not modes:
         missing = [f"--{k}" for k in ("measurements", "query", "out") if getattr(args, k) is None]
         if missing:
             raise InputError("normalize", f"missing {', '.join(missing)} (or use --evaluate, --table, --calibrate)")
         return _predict(args)
-    return {"evaluate": _evaluate, "table": _table, "calibrate": _calibrate}[modes[0]](args)
+    return {"evaluate": _evaluate, "table": _table, "calibrate": _calibrate, "speedups": _speedups}[modes[0]](args)
 
 
 def add_normalize(sub) -> None:
@@ -160,6 +213,15 @@ def add_normalize(sub) -> None:
         action="store_true",
         help="with --evaluate: also workloads seen on one card only (~3 min on shared data)",
     )
+    p.add_argument(
+        "--plot", metavar="FILE.png", help="with --evaluate: the error distribution and per-card medians (.png/.svg/.pdf)"
+    )
+    p.add_argument(
+        "--speedups",
+        metavar="CARD,CARD,...",
+        help="with --measurements: each workload's predicted throughput on these card types over the first's",
+    )
+    p.add_argument("--count", type=int, default=1, metavar="N", help="with --speedups: cards per job (default 1)")
     p.add_argument("--table", metavar="instance.json", help="print the instance's rate table (job class x card type)")
     p.add_argument("--by-job", action="store_true", help="with --table: one row per job")
     p.add_argument("--json", action="store_true", help="with --table: JSON")

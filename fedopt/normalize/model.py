@@ -557,6 +557,28 @@ class ThroughputModel:
             self._one_card_ratios(wl, keys, n, out, use_measured)
         return out
 
+    def speedups(
+        self, cards: list[str], workloads: list[str] | None = None, n: int = 1, reference: str | None = None
+    ) -> pd.DataFrame:
+        """[workloads x cards]: each workload's predicted throughput on ``n`` cards of each type over
+        its throughput on ``n`` of ``reference`` (default: the first of ``cards``): how many
+        reference cards one card is worth for that job (0: it does not fit). Workloads default to
+        the fitted ones. The notebook form of the "equivalent card" table, from measurements."""
+        fz = self._need()
+        workloads = list(fz.workloads) if workloads is None else list(workloads)
+        reference = cards[0] if reference is None else reference
+        names = list(dict.fromkeys([*cards, reference]))
+        grid = pd.DataFrame(
+            {"workload": np.repeat(workloads, len(names)), "card_type": np.tile(names, len(workloads)), "cards": n}
+        )
+        tp = self.predict(grid).reshape(len(workloads), len(names))
+        ref = tp[:, names.index(reference)]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(ref[:, None] > 0, tp / ref[:, None], np.nan)
+        out = pd.DataFrame(rel[:, [names.index(c) for c in cards]], index=pd.Index(workloads, name="workload"), columns=cards)
+        out.columns.name = f"vs {reference} (n={n})"
+        return out
+
     def _predict_keys(self, wl: np.ndarray, keys: list[str], n: np.ndarray, use_measured: bool, scaleout) -> np.ndarray:
         fz = self._need()
         N, K = len(keys), fz.U.shape[1]

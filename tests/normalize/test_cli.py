@@ -164,3 +164,25 @@ def test_headers_in_other_case_crlf_and_bom(write, tmp_path):
     p = pd.read_csv(out)
     assert list(p.columns) == ["workload", "card_type", "cards", "throughput"]
     assert p["workload"].tolist() == ["bert, large"] and p["throughput"].iloc[0] > 0
+
+
+def test_evaluate_plot_is_written_atomically(write, tmp_path, capsys):
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")
+    fig = tmp_path / "loco.svg"
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--plot", str(fig)]) == 0
+    assert fig.read_text().lstrip().startswith("<?xml") and "leave-one-card-out" in fig.read_text()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--plot", str(tmp_path / "x.gif")]) == 2
+    assert "--plot" in capsys.readouterr().err and not (tmp_path / "x.gif").exists()
+
+
+def test_speedups_table(files, capsys):
+    m, _ = files
+    assert main(["normalize", "--measurements", str(m), "--speedups", "H100,L40S,NVIDIA H200", "--count", "8"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    bert = next(line.split() for line in out if line.startswith("bert "))
+    assert bert[1] == "1.000"  # the first card is the reference
+    assert abs(float(bert[2]) - 0.031 / 0.186) < 1e-3  # measured rows keep their measured ratio
+    assert 0.9 < float(bert[3]) < 1.5  # an H200: an H100's compute, 1.4x its memory bandwidth
+    assert main(["normalize", "--speedups", "H100"]) == 2
+    assert "needs --measurements" in capsys.readouterr().err
