@@ -27,22 +27,35 @@ def _resolver(args):
     return CardResolver(extra=extra)
 
 
+def _read_measurements(args):
+    from fedopt.normalize.data import MEASUREMENT_COLUMNS, read_table
+
+    meas = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
+    if not (meas["throughput"] > 0).any():
+        raise InputError("throughput", "no positive throughput to calibrate on", str(args.measurements))
+    return meas[list(MEASUREMENT_COLUMNS)]
+
+
+def _fit(args, meas, resolver):
+    """The model as the command fits it: calibrated card priors (unless --no-priors) and the
+    calibrated scale-out slowdown as the prior of how jobs slow past one node."""
+    from fedopt.normalize.calibrate import card_priors, scaleout_hyper
+    from fedopt.normalize.model import Hyper, ThroughputModel
+
+    priors = {} if args.no_priors else card_priors()
+    return ThroughputModel(resolver=resolver, hyper=Hyper(**scaleout_hyper()), card_priors=priors).fit(meas)
+
+
 def _predict(args) -> int:
     import numpy as np
 
     from fedopt.atomic import write_atomic
-    from fedopt.normalize.calibrate import card_priors, scaleout_hyper
-    from fedopt.normalize.data import MEASUREMENT_COLUMNS, QUERY_COLUMNS, read_table
-    from fedopt.normalize.model import Hyper, ThroughputModel
+    from fedopt.normalize.data import QUERY_COLUMNS, read_table
 
     resolver = _resolver(args)
-    meas = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
+    meas = _read_measurements(args)
     query, raw = read_table(args.query, QUERY_COLUMNS, "--query", raw=True)
-    if not (meas["throughput"] > 0).any():
-        raise InputError("throughput", "no positive throughput to calibrate on", str(args.measurements))
-    priors = {} if args.no_priors else card_priors()
-    hyper = Hyper(**scaleout_hyper())  # how jobs slow past one node, when the data cannot tell
-    model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=priors).fit(meas[list(MEASUREMENT_COLUMNS)])
+    model = _fit(args, meas, resolver)
     pred = model.predict(query)
     if not np.isfinite(pred).all():  # the model guarantees it; never write a broken file
         raise RuntimeError("non-finite prediction")
@@ -134,10 +147,6 @@ def _write_figure(res, path: str, what: str) -> None:
 
 
 def _speedups(args) -> int:
-    from fedopt.normalize.calibrate import card_priors, scaleout_hyper
-    from fedopt.normalize.data import MEASUREMENT_COLUMNS, read_table
-    from fedopt.normalize.model import Hyper, ThroughputModel
-
     if not args.measurements:
         raise InputError("--speedups", "needs --measurements M.csv (the workloads to compare)")
     cards = [c.strip() for c in args.speedups.split(",") if c.strip()]
@@ -145,12 +154,8 @@ def _speedups(args) -> int:
         raise InputError("--speedups", "a comma-separated list of card types, the first the reference")
     if args.count < 1:
         raise InputError("--count", f"a whole number of cards >= 1, got {args.count}")
-    meas = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
-    if not (meas["throughput"] > 0).any():
-        raise InputError("throughput", "no positive throughput to calibrate on", str(args.measurements))
-    priors = {} if args.no_priors else card_priors()
-    model = ThroughputModel(resolver=_resolver(args), hyper=Hyper(**scaleout_hyper()), card_priors=priors)
-    model.fit(meas[list(MEASUREMENT_COLUMNS)])
+    meas = _read_measurements(args)
+    model = _fit(args, meas, _resolver(args))
     workloads = list(dict.fromkeys(meas["workload"]))
     tab = model.speedups(cards, workloads=workloads, n=args.count)
     _out(f"throughput on {args.count} card(s) of each type over {cards[0]}'s, per workload (0: does not fit)")
