@@ -63,7 +63,7 @@ def _predict(args) -> int:
     buf = io.StringIO()
     raw.to_csv(buf, index=False, lineterminator="\n")
     write_atomic(args.out, buf.getvalue())
-    unknown = sorted({c for c in query["card_type"] if resolver.resolve(c) is None})
+    unknown = sorted(c for c in set(query["card_type"]) if resolver.resolve(c) is None)
     if unknown and not args.quiet:
         names = ", ".join(map(repr, unknown))
         _out(f"fedopt: note: no specs for card type(s) {names}: a typical card, scaled by its own measurements if any", True)

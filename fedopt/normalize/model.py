@@ -97,7 +97,8 @@ def card_logs(card: Card, n: np.ndarray | int) -> np.ndarray:
     """[len(n), 4]: log inverse capacities (bf16, fp32, mem, collective bandwidth at n cards), 0 = an H100 SXM."""
     n = np.atleast_1d(np.asarray(n, dtype=float))
     domain = card.domain
-    node = np.array([card.ring_gbs(int(k)) for k in np.minimum(n, domain)])
+    counts, at = np.unique(np.minimum(n, domain), return_inverse=True)
+    node = np.array([card.ring_gbs(int(k)) for k in counts])[at.reshape(-1)]
     bw = np.where(n <= domain, node, np.minimum(node, SCALEOUT_GBS))
     out = np.empty((len(n), 4))
     out[:, 0] = np.log(REF["bf16"] / card.bf16_tflops)
@@ -218,9 +219,11 @@ class ThroughputModel:
         """Log inverse capacities [N, 4] and efficiency masks [N, 2] (compute, mem) of rows."""
         L = np.empty((len(keys), 4))
         m = np.empty((len(keys), 2))
-        keys_arr = np.asarray(keys, dtype=object)
-        for key in set(keys):
-            idx = np.flatnonzero(keys_arr == key)
+        codes, uniq = pd.factorize(np.asarray(keys, dtype=object))
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(len(uniq) + 1))
+        for j, key in enumerate(uniq):
+            idx = order[bounds[j] : bounds[j + 1]]
             card = self._card(key)
             if card is None:  # no specs: a typical card whose efficiency scales it all
                 L[idx] = card_logs(Card(key, 1.0, 1.0), n[idx])
@@ -540,8 +543,10 @@ class ThroughputModel:
 
     def _too_small(self, workload: str, key: str) -> bool:
         """Memory fit: the card has no more memory than one the workload failed on (and less than any it ran on)."""
+        if workload not in self.mem_fail:  # most workloads never failed: no card lookup
+            return False
         card = self._card(key)
-        if card is None or not card.memory_gb or workload not in self.mem_fail:
+        if card is None or not card.memory_gb:
             return False
         return card.memory_gb <= self.mem_fail[workload] and card.memory_gb < self.mem_ok.get(workload, np.inf)
 
@@ -549,7 +554,8 @@ class ThroughputModel:
     def predict(self, df: pd.DataFrame, use_measured: bool = True, scaleout: tuple[float, float] | None = None) -> np.ndarray:
         """Throughput of every row (``workload, card_type, cards``): finite, 0 = ineligible.
         ``scaleout = (psi, beta)`` replaces every workload's fitted scale-out slowdown."""
-        keys = [self.card_key(c) for c in df["card_type"]]
+        codes, names = pd.factorize(df["card_type"].astype(str))  # one lookup per distinct name
+        keys = np.asarray([self.card_key(c) for c in names] or [""], dtype=object)[codes].tolist()
         n = df["cards"].to_numpy(dtype=float)
         wl = df["workload"].astype(str).to_numpy()
         out = self._predict_keys(wl, keys, n, use_measured, scaleout)
