@@ -117,6 +117,7 @@ BAD = [
     ("Q.csv", "workload,card_type,cards\nbert,H100,2.5\n", "line 2, column cards"),
     ("Q.csv", "workload,card_type,cards\nbert,H100,8\nbert,H100,1e30\n", "line 3, column cards: expected a whole number"),
     ("Q.csv", "workload,card_type,cards\nbert,H100,eight\n", "line 2, column cards: not a number"),
+    ("Q.csv", "workload,card_type,cards\nbert,H100,0\nbert,H100,x\n", "line 2, column cards: expected"),  # first bad line
     ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,1\nbert,A100,8,inf\n", "line 3, column throughput: expected"),
     ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,1\n  ,A100,8,1\n", "line 3, column workload: empty"),
 ]
