@@ -2,7 +2,7 @@
 
 normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json]
 normalize --evaluate [--measurements M.csv] [--cards cards.json] [--by-card] [--plot FILE.png]
-normalize --measurements M.csv --speedups H100,A100,H20 [--count N]
+normalize --measurements M.csv --speedups H100,A100,H20 [--count N] [--json]
 normalize --table instance.json [--by-job] [--json]
 normalize --calibrate
 """
@@ -158,6 +158,12 @@ def _speedups(args) -> int:
     model = _fit(args, meas, _resolver(args))
     workloads = list(dict.fromkeys(meas["workload"]))
     tab = model.speedups(cards, workloads=workloads, n=args.count)
+    if args.json:
+        from fedopt.normalize.table import table_json
+
+        tab.attrs["reference"] = cards[0]
+        _out(table_json(tab.fillna(0.0)))  # JSON has no NaN: 0 where the reference card does not fit either
+        return 0
     _out(f"throughput on {args.count} card(s) of each type over {cards[0]}'s, per workload (0: does not fit)")
     _out(tab.to_string(float_format=lambda v: f"{v:.3f}", na_rep="-"))
     return 0
@@ -229,7 +235,7 @@ def add_normalize(sub) -> None:
     p.add_argument("--count", type=int, default=1, metavar="N", help="with --speedups: cards per job (default 1)")
     p.add_argument("--table", metavar="instance.json", help="print the instance's rate table (job class x card type)")
     p.add_argument("--by-job", action="store_true", help="with --table: one row per job")
-    p.add_argument("--json", action="store_true", help="with --table: JSON")
+    p.add_argument("--json", action="store_true", help="with --table or --speedups: JSON")
     p.add_argument("--calibrate", action="store_true", help="refit models/normalize_params.json on the shared measurements")
     p.add_argument("--no-priors", action="store_true", help="do not use the calibrated per-card efficiencies")
     p.add_argument("-q", "--quiet", action="store_true", help="no notes on stderr")

@@ -189,5 +189,9 @@ def test_speedups_table(files, capsys):
     assert bert[1] == "1.000"  # the first card is the reference
     assert abs(float(bert[2]) - 0.031 / 0.186) < 1e-3  # measured rows keep their measured ratio
     assert 0.9 < float(bert[3]) < 1.5  # an H200: an H100's compute, 1.4x its memory bandwidth
+    assert main(["normalize", "--measurements", str(m), "--speedups", "H100,L40S", "--count", "8", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["reference"] == "H100" and doc["rows"]["bert"]["H100"] == 1.0
+    assert abs(doc["rows"]["bert"]["L40S"] - 0.031 / 0.186) < 1e-3
     assert main(["normalize", "--speedups", "H100"]) == 2
     assert "needs --measurements" in capsys.readouterr().err
