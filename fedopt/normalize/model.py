@@ -219,11 +219,9 @@ class ThroughputModel:
         """Log inverse capacities [N, 4] and efficiency masks [N, 2] (compute, mem) of rows."""
         L = np.empty((len(keys), 4))
         m = np.empty((len(keys), 2))
-        codes, uniq = pd.factorize(np.asarray(keys, dtype=object))
-        order = np.argsort(codes, kind="stable")
-        bounds = np.searchsorted(codes[order], np.arange(len(uniq) + 1))
+        codes, uniq = pd.factorize(np.asarray(keys, dtype=object))  # integer codes: cheap to compare
         for j, key in enumerate(uniq):
-            idx = order[bounds[j] : bounds[j + 1]]
+            idx = np.flatnonzero(codes == j)
             card = self._card(key)
             if card is None:  # no specs: a typical card whose efficiency scales it all
                 L[idx] = card_logs(Card(key, 1.0, 1.0), n[idx])
