@@ -47,7 +47,10 @@ def calibrate(data: pd.DataFrame | None = None, hyper: Hyper | None = None) -> d
             "efficiency": round(float(np.exp(eta)), 4),
             "architecture": arch,
             "vendor": vendor,
-            "log_offset_from_architecture": round(float(eta - fz.eta_arch.get(arch, fz.mu)), 4),
+            # what the architecture and the card's power deficit do not explain
+            "log_offset_from_architecture": round(
+                float(eta - fz.eta_arch.get(arch, fz.mu) + fz.kappa * model.resolver.power_deficit(model._card(key))), 4
+            ),
             "measurements": int(rows.get(key, 0)),
         }
     return {
@@ -63,6 +66,7 @@ def calibrate(data: pd.DataFrame | None = None, hyper: Hyper | None = None) -> d
             "tensor_fraction": round(float(_sigmoid(np.array(fz.phi0))), 4),
             "overhead_log_k": round(fz.k0, 4),
             "overhead_gamma": round(fz.gamma, 4),
+            "power_kappa": round(fz.kappa, 4),
             "scaleout_log_psi": round(psi, 4),
             "scaleout_beta": round(beta, 4),
             "scaleout_median_error": round(so_err, 4),

@@ -41,6 +41,24 @@ BRIDGED = {
 # 72 GPUs over NVLink switch trays). A ring within the domain runs at the NVLink figure.
 SCALEUP_DOMAIN = {"gb200": 72, "gb300": 72}  # by family
 NODE_CARDS = 8  # cards one scale-up network joins unless the card says otherwise
+# Power-limited clocks. A card given less power per peak TFLOPS than its architecture's flagship
+# (same silicon process, full power) cannot hold the boost clock its peak assumes while the matrix
+# units are busy: H100 PCIe (350 W for 756 TFLOPS) against H100 SXM (700 W for 989), L4 (72 W)
+# against L40S. Dynamic power grows about as the cube of the clock (voltage follows it), so the
+# sustained clock falls as the cube root of the shortfall: ``power_deficit``. How much of it a
+# fit believes is learned (``kappa``): saturating int8 inference shows it, training barely does.
+# Architectures whose cards span several processes (Gaudi2 7 nm / Gaudi3 5 nm) have no flagship.
+POWER_FLAGSHIP = {
+    "nvidia-pascal": "P100-SXM2-16GB",
+    "nvidia-volta": "V100-SXM2-32GB",
+    "nvidia-turing": "Quadro-RTX-8000",
+    "nvidia-ampere": "A100-SXM4-80GB",
+    "nvidia-ada": "L40S",
+    "nvidia-hopper": "H100-SXM-80GB",
+    "nvidia-blackwell": "B200-SXM-180GB",
+    "amd-cdna3": "MI300X",
+    "amd-cdna4": "MI355X",
+}
 
 
 @dataclass(frozen=True)
@@ -340,6 +358,17 @@ class CardResolver:
             self._aliases[_compact(cid)] = cid
         self.extra: dict[str, Card] = {c.id: c for c in extra}
         self._cache: dict[str, Card | None] = {}
+
+    def power_deficit(self, card: Card | None) -> float:
+        """-ln(sustained / boost clock) >= 0 of a power-limited card (``POWER_FLAGSHIP``); 0 when
+        the card or its architecture's flagship has no power figure."""
+        if card is None or not card.power_w:
+            return 0.0
+        flagship = self.catalog.get(POWER_FLAGSHIP.get(arch_vendor(card, card.id)[0], ""))
+        if flagship is None or not flagship.power_w:
+            return 0.0
+        ratio = (card.power_w / card.bf16_tflops) / (flagship.power_w / flagship.bf16_tflops)
+        return max(0.0, -math.log(ratio) / 3.0)
 
     def resolve(self, name: str) -> Card | None:
         key = str(name)

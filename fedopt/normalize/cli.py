@@ -1,7 +1,7 @@
 """``python -m fedopt normalize``: predict throughputs, evaluate the model, print an instance's rate table.
 
 normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json]
-normalize --evaluate [--measurements M.csv] [--cards cards.json] [--by-card] [--plot FILE.png]
+normalize --evaluate [--measurements M.csv | --held-out] [--cards cards.json] [--by-card] [--plot FILE.png]
 normalize --measurements M.csv --speedups H100,A100,H20 [--count N] [--json]
 normalize --table instance.json [--by-job] [--json]
 normalize --calibrate
@@ -78,14 +78,28 @@ def _evaluate(args) -> int:
 
     if args.plot:
         _figure_format(args.plot)  # before minutes of fitting
-    if args.measurements:
-        data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
-        data = data[list(MEASUREMENT_COLUMNS) + (["source"] if "source" in data.columns else [])]
-        what = str(args.measurements)
+    fit_as = {}
+    if args.measurements and args.held_out:
+        raise InputError("--held-out", "give --measurements or --held-out, not both")
+    if args.measurements or args.held_out:
+        from fedopt.normalize.calibrate import card_priors, scaleout_hyper
+        from fedopt.normalize.model import Hyper
+
+        if args.held_out:
+            from fedopt.normalize.data import mlperf_inference
+
+            data = mlperf_inference()
+            what = "held-out MLPerf Inference v4.1 and v5.1 (closed, datacenter, Offline; never fitted or calibrated on)"
+        else:
+            data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
+            data = data[list(MEASUREMENT_COLUMNS) + (["source"] if "source" in data.columns else [])]
+            what = str(args.measurements)
+        # the model as the command fits it (calibrated on the shared data, which these are not)
+        fit_as = {"hyper": Hyper(**scaleout_hyper()), "card_priors": {} if args.no_priors else card_priors()}
     else:
         data = shared_measurements()
         what = "shared measurements (Gavel physical; MLPerf Training v3.1-v4.1 at 8 accelerators)"
-    res = leave_one_card_out(data, resolver=_resolver(args))
+    res = leave_one_card_out(data, resolver=_resolver(args), **fit_as)
     if res.empty:
         raise InputError("--measurements", "no card can be left out: need measurements of a workload on two card types")
     _out(f"leave-one-card-out on {what}: absolute relative error of held-out throughputs")
@@ -99,18 +113,18 @@ def _evaluate(args) -> int:
         _out("")
         _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
     if args.architectures:
-        arch = leave_one_card_out(data, resolver=_resolver(args), unit="architecture")
+        arch = leave_one_card_out(data, resolver=_resolver(args), unit="architecture", **fit_as)
         _out("")
         _out(f"leave-one-architecture-out on {what}: every card of one architecture hidden at a time ('cards' = architectures)")
         _out(format_summary(summary(arch)))
     if args.one_card:
         from fedopt.normalize.evaluate import keep_one_card
 
-        one = keep_one_card(data, resolver=_resolver(args))
+        one = keep_one_card(data, resolver=_resolver(args), **fit_as)
         _out("")
         _out(f"workloads seen on one card, on {what}: each workload keeps one card's rows in turn, its other rows predicted")
         _out(format_summary(summary(one)))
-    if not args.measurements:
+    if not (args.measurements or args.held_out):
         from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout
 
         so = leave_one_workload_scaleout(shared_measurements(scaleout=True), resolver=_resolver(args))
@@ -215,6 +229,11 @@ def add_normalize(sub) -> None:
         "--cards", metavar="cards.json", help="card types [{id, bf16_tflops, mem_bw_gbs, memory_gb, ...}], before the catalog"
     )
     p.add_argument("--evaluate", action="store_true", help="leave-one-card-out errors (shared measurements, or --measurements)")
+    p.add_argument(
+        "--held-out",
+        action="store_true",
+        help="with --evaluate: on MLPerf Inference results the model was never fitted on (other workloads, newer cards)",
+    )
     p.add_argument("--by-card", action="store_true", help="with --evaluate: errors per held-out card")
     p.add_argument(
         "--architectures", action="store_true", help="with --evaluate: also hide one architecture (all its cards) at a time"

@@ -15,6 +15,11 @@ The shared measurements (``/work/shared/data``, see its README):
   (``mlperf-v4.1/bert``): software moves between rounds.
 - MLPerf's systems past one node (16-3584 accelerators, same rules; ``scaleout=True``) calibrate
   and evaluate how a job slows as it grows past a node.
+
+Held-out data, never used to fit or calibrate anything (``data/mlperf_inference/``, see its README):
+MLPerf Inference v4.1 and v5.1 closed-division datacenter results, Offline scenario (samples or
+tokens per second of whole one-node systems of 1-8 accelerators): other workloads (inference)
+and newer cards than the shared data, to check that the model generalizes.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 GAVEL_CSV = SHARED_DATA / "gavel" / "gavel_isolated_throughputs_physical.csv"
 MLPERF_CSVS = [SHARED_DATA / "mlperf" / f"mlperf_training_v{v}_summary.csv" for v in ("3.1", "4.0", "4.1")]
 MLPERF_CARDS = 8
+INFERENCE_DIR = Path(__file__).resolve().parents[2] / "data" / "mlperf_inference"
 
 MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
 QUERY_COLUMNS = ("workload", "card_type", "cards")
@@ -154,3 +160,40 @@ def shared_measurements(scaleout: bool = False) -> pd.DataFrame:
     if scaleout:
         parts.append(mlperf(scaleout=True).assign(source="mlperf-scaleout"))
     return pd.concat(parts, ignore_index=True)
+
+
+def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
+    """MLPerf Inference Offline results in the measurement format (``source`` = the round).
+
+    One workload per round and benchmark (``mlperf-inf-v4.1/bert-99``); the ``-99.9`` accuracy
+    variants are left out (mostly the same runs, else the same model at a higher precision);
+    throughput = the median over submissions of the same card and count. Systems without
+    accelerators (CPU only) and multi-node systems (``a#`` counts per node there) are left out.
+    """
+    from fedopt.normalize.cards import CardResolver
+
+    paths = paths or sorted(INFERENCE_DIR.glob("inference_v*_closed_datacenter_offline.csv"))
+    parts = []
+    for path in paths:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+        df["round"] = "v" + path.name.split("_v", 1)[1].split("_", 1)[0]
+        parts.append(df)
+    df = pd.concat(parts, ignore_index=True)
+    df = df[(df["accelerator"].str.strip() != "") & (df["nodes"] == "1") & ~df["model"].str.endswith("-99.9")].copy()
+    df["cards"] = df["accelerators"].astype(float).astype(np.int64)
+    df["tp"] = df["result"].astype(float)
+    res = CardResolver()
+    df["key"] = [(c.id if (c := res.resolve(n)) else "") for n in df["accelerator"]]
+    df = df[df["key"] != ""]
+    rows = []
+    for (rnd, model, _, n), g in df.groupby(["round", "model", "key", "cards"], sort=True):
+        rows.append(
+            {
+                "workload": f"mlperf-inf-{rnd}/{model}",
+                "card_type": g["accelerator"].mode().iloc[0],
+                "cards": int(n),
+                "throughput": float(np.median(g["tp"])),
+                "source": f"inference-{rnd}",
+            }
+        )
+    return pd.DataFrame(rows)

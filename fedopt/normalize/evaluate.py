@@ -62,10 +62,13 @@ def leave_one_card_out(
     baselines: bool = True,
     resolver: CardResolver | None = None,
     unit: str = "card",
+    card_priors: dict | None = None,
 ) -> pd.DataFrame:
     """Rows of ``data`` measured > 0 with their held-out predictions (``pred`` and one column per baseline).
     ``unit="architecture"`` hides all cards of one architecture at a time (a new generation:
-    its efficiency cannot come from a sibling); the ``card`` column then names the architecture."""
+    its efficiency cannot come from a sibling); the ``card`` column then names the architecture.
+    ``card_priors`` (calibrated on the shared data) are for data other than the shared data only:
+    on the shared data they would leak the held-out card."""
     resolver = resolver or CardResolver()
     model0 = ThroughputModel(resolver=resolver, hyper=hyper)
     keys = np.array([model0.card_key(n) for n in data["card_type"]])
@@ -80,7 +83,7 @@ def leave_one_card_out(
         test = data[(keys == key) & (data["throughput"] > 0) & data["workload"].isin(seen)]
         if test.empty or train.empty:
             continue
-        model = ThroughputModel(resolver=resolver, hyper=hyper).fit(train)
+        model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors).fit(train)
         res = test.copy()
         res["card"] = key
         res["pred"] = model.predict(test)
@@ -92,7 +95,11 @@ def leave_one_card_out(
 
 
 def keep_one_card(
-    data: pd.DataFrame, hyper: Hyper | None = None, resolver: CardResolver | None = None, workloads: list[str] | None = None
+    data: pd.DataFrame,
+    hyper: Hyper | None = None,
+    resolver: CardResolver | None = None,
+    workloads: list[str] | None = None,
+    card_priors: dict | None = None,
 ) -> pd.DataFrame:
     """Workloads seen on one card: each workload measured on two cards or more keeps the rows of
     one card in turn (all counts), the rest of its rows are hidden and predicted from those and
@@ -110,7 +117,7 @@ def keep_one_card(
             if not test_mask.any():
                 continue
             train, test = data[~mine | keep], data[test_mask]
-            model = ThroughputModel(resolver=resolver, hyper=hyper).fit(train)
+            model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors).fit(train)
             res = test.assign(card=keys[test_mask], kept=key, pred=model.predict(test))
             for fname, feat in SPEC_FEATURES.items():
                 res["base_" + fname] = _ratio_baseline(train, test, feat, model)

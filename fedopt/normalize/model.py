@@ -150,10 +150,14 @@ class Hyper:
     lam_gamma: float = 1.0
     lam_psi: float = 0.02  # scale-out slowdown toward the group's
     lam_beta: float = 0.05
+    # power-limited clocks: how much of a card's power deficit (cards.POWER_FLAGSHIP) shows in its
+    # efficiency (0: none, 1: the cube-root law), fitted toward this prior
+    kappa_prior: float = 0.5
+    lam_kappa: float = 0.01  # weak: training data show ~0, saturating inference ~2
     # scale-out priors: MLPerf Training v3.1-v4.1 closed systems of 16-3584 accelerators
     # (calibrate.py refits them; these are that fit's values, used when no file is at hand)
-    psi_prior: float = -3.12
-    beta_prior: float = 3.02
+    psi_prior: float = -3.16
+    beta_prior: float = 3.05
     robust_scale: float = 0.15  # soft-L1 in log space: ~15% errors count as squares, larger ones linearly
     share_prior: tuple[float, float, float] = (0.45, 0.45, 0.1)  # compute, mem, host: where theta_0 is pulled (weakly)
     rho_prior: float = 0.9
@@ -189,6 +193,7 @@ class Fitted:
     eta_vendor: dict[str, float]
     loss: float = 0.0
     info: dict = field(default_factory=dict)
+    kappa: float = 0.0  # share of a card's power deficit in its efficiency
 
 
 class ThroughputModel:
@@ -287,6 +292,7 @@ class ThroughputModel:
         a_vend = np.array([vendors.index(vendor_of[a]) for a in archs], dtype=np.int64)
         lam_eta = np.array([h.lam_eta_unknown if c.startswith("?") else h.lam_eta for c in cards])
         prior_off = np.array([self.card_priors.get(c, 0.0) for c in cards])
+        deficit = np.array([self.resolver.power_deficit(self._card(c)) for c in cards])
 
         # a workload measured only on cards without matrix units (K80, P100) shows no use of them
         tensor_w = np.zeros(W, dtype=bool)
@@ -317,20 +323,20 @@ class ThroughputModel:
         phi_prior = float(np.log(h.rho_prior / (1 - h.rho_prior)))
         s = h.robust_scale
         hx = h.host
-        sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G, W, 1, 1, G]
+        sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G, W, 1, 1, G, 1]
         offs = np.cumsum([0, *sizes])
 
         def unpack(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg = (
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap = (
                 p[offs[i] : offs[i + 1]] for i in range(len(sizes))
             )
             return (
                 a, th.reshape(W, R), th0, ph, ph0[0], eta, ea, ev, mu[0], k, k0[0], gam[0], U.reshape(C, K), V.reshape(W, K),
-                thg.reshape(G, R), phg, kg, ps, ps0[0], bet[0], psg,
+                thg.reshape(G, R), phg, kg, ps, ps0[0], bet[0], psg, kap[0],
             )  # fmt: skip
 
         def f(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg = unpack(p)
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap = unpack(p)
             sw = _softmax(th)
             sh = sw[iw]
             rho = _sigmoid(ph + phi_off)
@@ -392,8 +398,8 @@ class ThroughputModel:
             loss += h.lam_group * (d**2).sum() + 0.01 * (ph0 - phi_prior) ** 2
             gphg += 2 * h.lam_group * d
             gph0 = -2 * h.lam_group * d.sum() + 0.02 * (ph0 - phi_prior)
-            # efficiency hierarchy
-            de = eta - ea[c_arch] - prior_off
+            # efficiency hierarchy; a power-limited card's centre is lowered by kappa times its deficit
+            de = eta - ea[c_arch] - prior_off + kap * deficit
             dea = ea - ev[a_vend]
             dev = ev - mu
             loss += (lam_eta * de**2).sum() + h.lam_arch * (dea**2).sum() + h.lam_vendor * (dev**2).sum() + h.lam_mu * mu * mu
@@ -401,6 +407,8 @@ class ThroughputModel:
             gea = -2 * np.bincount(c_arch, lam_eta * de, A) + 2 * h.lam_arch * dea
             gev = -2 * h.lam_arch * np.bincount(a_vend, dea, Vn) + 2 * h.lam_vendor * dev
             gmu = -2 * h.lam_vendor * dev.sum() + 2 * h.lam_mu * mu
+            loss += h.lam_kappa * (kap - h.kappa_prior) ** 2
+            gkap = 2 * (lam_eta * de * deficit).sum() + 2 * h.lam_kappa * (kap - h.kappa_prior)
             # all-reduce overhead
             d = k - kg[wg]
             loss += h.lam_k * (d**2).sum() + h.lam_gamma * (gam - h.gamma_prior) ** 2
@@ -427,7 +435,7 @@ class ThroughputModel:
             gU += 2 * h.lam_uv * U
             gV += 2 * h.lam_uv * V
             parts = [ga, gth.ravel(), gth0, gph, [gph0], geta, gea, gev, [gmu], gk, [gk0], [ggam], gU.ravel(), gV.ravel()]
-            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg, gps, [gps0], [gbet], gpsg])
+            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg, gps, [gps0], [gbet], gpsg, [gkap]])
             return loss, grad
 
         shrink = {"w": np.ones(W)}
@@ -445,7 +453,7 @@ class ThroughputModel:
                 theta_prior,
                 np.full(W, phi_prior),
                 [phi_prior],
-                prior_off.copy(),
+                prior_off - h.kappa_prior * deficit,
                 np.zeros(A),
                 np.zeros(Vn),
                 [0.0],
@@ -461,12 +469,14 @@ class ThroughputModel:
                 [h.psi_prior],
                 [h.beta_prior],
                 np.full(G, h.psi_prior),
+                [h.kappa_prior],
             ]
         )
         with _one_blas_thread():
             opts = {"maxiter": h.max_iter, "maxfun": 2 * h.max_iter, "ftol": h.ftol, "gtol": 1e-6}
             first = opts | {"ftol": 1e-6} if h.adapt_shrink else opts  # only the shares' spread is read from it
-            res = minimize(f, p0, jac=True, method="L-BFGS-B", options=first)
+            bounds = [(None, None)] * (len(p0) - 1) + [(0.0, None)]  # kappa >= 0: power never speeds a card up
+            res = minimize(f, p0, jac=True, method="L-BFGS-B", options=first, bounds=bounds)
             if h.adapt_shrink:
                 # empirical Bayes: shrink each group's shares as much as its workloads agree. Groups of
                 # similar workloads (Gavel's) keep a strong prior, groups of different ones (a
@@ -474,9 +484,9 @@ class ThroughputModel:
                 sw = _softmax(unpack(res.x)[1])
                 spread = np.array([((sw[wg == g] - sw[wg == g].mean(axis=0)) ** 2).sum(axis=1).mean() for g in range(G)])
                 shrink["w"] = np.clip(h.share_spread / np.maximum(spread, 1e-9), h.shrink_min, 10.0)[wg]
-                res = minimize(f, res.x, jac=True, method="L-BFGS-B", options=opts)
+                res = minimize(f, res.x, jac=True, method="L-BFGS-B", options=opts, bounds=bounds)
         self._objective, self._solution = f, res.x  # loss and gradient, for tests and diagnostics
-        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _ = unpack(res.x)
+        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap = unpack(res.x)
         # workloads measured on one card only: their ratios across cards come from their group's
         # workloads measured on two or more (see _one_card_ratios)
         cells_of: dict[str, dict[str, dict[int, float]]] = {}
@@ -508,6 +518,7 @@ class ThroughputModel:
             dict(zip(vendors, ev.tolist(), strict=True)),
             float(res.fun),
             {"nit": int(res.nit), "converged": bool(res.success)},
+            float(kap),
         )
         return self
 
@@ -537,7 +548,7 @@ class ThroughputModel:
         fz = self._need()
         arch, vendor = arch_vendor(self._card(key), key)
         base = fz.eta_arch.get(arch, fz.eta_vendor.get(vendor, fz.mu))
-        return base + self.card_priors.get(key, 0.0)
+        return base + self.card_priors.get(key, 0.0) - fz.kappa * self.resolver.power_deficit(self._card(key))
 
     def _too_small(self, workload: str, key: str) -> bool:
         """Memory fit: the card has no more memory than one the workload failed on (and less than any it ran on)."""

@@ -151,6 +151,8 @@ def test_missing_files_and_modes(files, tmp_path, capsys):
     assert main(["normalize", "--measurements", str(m), "--query", str(q)]) == 2
     assert "missing --out" in capsys.readouterr().err
     assert main(["normalize", "--evaluate", "--table", "x.json"]) == 2
+    assert main(["normalize", "--evaluate", "--held-out", "--measurements", str(m)]) == 2
+    assert "not both" in capsys.readouterr().err
 
 
 def test_evaluate_on_given_measurements(write, capsys):

@@ -56,8 +56,18 @@ def test_held_out_scaleout_beats_linear_scaling():
 
 def test_gradient_matches_finite_differences():
     # the fit's analytic gradient, scale-out term included, against central differences
-    rows = [("a", "H100", 8, 1.0), ("a", "H100", 64, 6.0), ("a", "H100", 512, 20.0), ("a", "A100", 8, 0.4),
-            ("b", "H100", 8, 2.0), ("b", "A100", 8, 0.9), ("b", "L40S", 1, 0.05), ("b", "A100", 256, 15.0)]  # fmt: skip
+    rows = [
+        ("a", "H100", 8, 1.0),
+        ("a", "H100", 64, 6.0),
+        ("a", "H100", 512, 20.0),
+        ("a", "A100", 8, 0.4),
+        ("b", "H100", 8, 2.0),
+        ("b", "A100", 8, 0.9),
+        ("b", "L40S", 1, 0.05),
+        ("b", "A100", 256, 15.0),
+        ("a", "H100 PCIe", 8, 0.6),
+        ("b", "L4", 1, 0.02),
+    ]  # fmt: skip  (power-limited cards: kappa's gradient)
     data = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
     model = ThroughputModel().fit(data)
     f, p = model._objective, model._solution + 0.05 * np.random.default_rng(0).standard_normal(len(model._solution))

@@ -1,0 +1,79 @@
+"""Held-out MLPerf Inference results (never fitted on) and the power-limited clock term."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fedopt.normalize.calibrate import card_priors, scaleout_hyper
+from fedopt.normalize.cards import CardResolver
+from fedopt.normalize.data import mlperf_inference
+from fedopt.normalize.evaluate import leave_one_card_out, summary
+from fedopt.normalize.model import Hyper, ThroughputModel
+
+
+@pytest.fixture(scope="module")
+def inference():
+    return mlperf_inference()
+
+
+def test_inference_rows(inference):
+    d = inference
+    assert set(d["source"]) == {"inference-v4.1", "inference-v5.1"}
+    assert not d["workload"].str.endswith("-99.9").any()  # the stricter-accuracy duplicates are out
+    assert (d["throughput"] > 0).all() and d["cards"].between(1, 16).all()
+    resolver = CardResolver()
+    assert all(resolver.resolve(c) is not None for c in d["card_type"])  # only cards with specs
+    # by hand from the file: ResNet-50 on 8 H100 SXM in v4.1, the median of its submissions
+    raw = pd.read_csv("data/mlperf_inference/inference_v4.1_closed_datacenter_offline.csv", dtype=str, keep_default_na=False)
+    mine = raw[(raw["model"] == "resnet") & (raw["accelerator"] == "NVIDIA H100-SXM-80GB") & (raw["accelerators"] == "8")]
+    row = d[(d["workload"] == "mlperf-inf-v4.1/resnet") & (d["card_type"] == "NVIDIA H100-SXM-80GB") & (d["cards"] == 8)]
+    assert len(row) == 1 and len(mine) >= 2
+    assert row["throughput"].iloc[0] == pytest.approx(np.median(mine["result"].astype(float)))
+
+
+def test_power_deficit_by_hand():
+    r = CardResolver()
+    # H100 PCIe: 350 W for 756 TFLOPS against the SXM's 700 W for 989: a third of the log shortfall
+    assert r.power_deficit(r.resolve("H100 PCIe")) == pytest.approx(math.log((700 / 989) / (350 / 756)) / 3)
+    assert r.power_deficit(r.resolve("H100 SXM")) == 0.0  # the flagship
+    assert r.power_deficit(r.resolve("H200 NVL")) == 0.0  # 600 W for 835: more power per TFLOPS than the SXM
+    assert r.power_deficit(r.resolve("Gaudi3")) == 0.0  # no flagship: Gaudi2 and 3 differ in process
+    assert r.power_deficit(r.resolve("T4")) > r.power_deficit(r.resolve("A100 PCIe 80GB")) > 0
+
+
+def _power_data(slow: float) -> pd.DataFrame:
+    rows = []
+    for w, level in (("a", 1.0), ("b", 3.0), ("c", 0.2)):
+        rows += [(w, "H100 SXM", 8, level), (w, "H100 PCIe", 8, level * 756 / 989 * slow)]
+        rows += [(w, "H100 NVL", 8, level * 835 / 989 * slow), (w, "H200 SXM", 8, level)]
+    return pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+
+
+def test_kappa_is_learned_from_power_limited_cards():
+    # PCIe/NVL cards 22% below their peak ratio against the same cards at it: the fit puts more on
+    # the power deficit (kappa), and a held-out power-limited card (H800 PCIe) is predicted lower
+    q = pd.DataFrame({"workload": ["a"], "card_type": ["H800 PCIe"], "cards": [8]})
+    slow, fast = ThroughputModel().fit(_power_data(0.78)), ThroughputModel().fit(_power_data(1.0))
+    assert slow.fitted.kappa > fast.fitted.kappa + 0.2
+    assert slow.predict(q)[0] < 0.9 * fast.predict(q)[0]
+
+
+def test_kappa_never_negative():
+    # PCIe cards that beat their peak ratio do not make power speed cards up
+    rows = [(w, c, 8, t) for w in "ab" for c, t in (("H100 SXM", 1.0), ("H100 PCIe", 0.95), ("H100 NVL", 0.97))]
+    data = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+    assert ThroughputModel().fit(data).fitted.kappa >= 0.0
+
+
+def test_held_out_inference_beats_the_baselines(inference):
+    # fitted as the command fits a user's file; measured: all 9.1%, v4.1 5.5%, v5.1 14.8% against
+    # the peak-TFLOPS ratio's 15.2 / 14.0 / 18.2% (docs/normalize.md)
+    d = inference[inference["source"] == "inference-v4.1"]
+    res = leave_one_card_out(d, hyper=Hyper(**scaleout_hyper()), card_priors=card_priors())
+    tab = summary(res).set_index("data").loc["all"]
+    assert tab["model_median"] <= 0.5 * tab["peak_tflops_median"] + 0.01
+    assert tab["model_median"] < 0.08
