@@ -86,10 +86,13 @@ def _evaluate(args) -> int:
         from fedopt.normalize.model import Hyper
 
         if args.held_out:
-            from fedopt.normalize.data import mlperf_inference
+            from fedopt.normalize.data import held_out_measurements
 
-            data = mlperf_inference()
-            what = "held-out MLPerf Inference v4.1 and v5.1 (closed, datacenter, Offline; never fitted or calibrated on)"
+            data = held_out_measurements()
+            what = (
+                "held-out MLPerf Inference v4.1 and v5.1 (closed, datacenter, Offline) and MLPerf Training v5.1 "
+                "Llama 2 70B LoRA at 8 accelerators; never fitted or calibrated on"
+            )
         else:
             data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
             data = data[list(MEASUREMENT_COLUMNS) + (["source"] if "source" in data.columns else [])]
@@ -232,7 +235,7 @@ def add_normalize(sub) -> None:
     p.add_argument(
         "--held-out",
         action="store_true",
-        help="with --evaluate: on MLPerf Inference results the model was never fitted on (other workloads, newer cards)",
+        help="with --evaluate: on MLPerf results the model was never fitted on (inference; training on newer cards)",
     )
     p.add_argument("--by-card", action="store_true", help="with --evaluate: errors per held-out card")
     p.add_argument(

@@ -16,10 +16,11 @@ The shared measurements (``/work/shared/data``, see its README):
 - MLPerf's systems past one node (16-3584 accelerators, same rules; ``scaleout=True``) calibrate
   and evaluate how a job slows as it grows past a node.
 
-Held-out data, never used to fit or calibrate anything (``data/mlperf_inference/``, see its README):
-MLPerf Inference v4.1 and v5.1 closed-division datacenter results, Offline scenario (samples or
-tokens per second of whole one-node systems of 1-8 accelerators): other workloads (inference)
-and newer cards than the shared data, to check that the model generalizes.
+Held-out data, never used to fit or calibrate anything (``data/``, see its README): MLPerf
+Inference v4.1 and v5.1 closed-division datacenter results, Offline scenario (samples or tokens
+per second of whole one-node systems of 1-16 accelerators), and MLPerf Training v5.1's Llama 2
+70B LoRA runs on 8 accelerators (MI300X-MI355X, H200, B200-GB300): other workloads and newer
+cards than the shared data, to check that the model generalizes.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ GAVEL_CSV = SHARED_DATA / "gavel" / "gavel_isolated_throughputs_physical.csv"
 MLPERF_CSVS = [SHARED_DATA / "mlperf" / f"mlperf_training_v{v}_summary.csv" for v in ("3.1", "4.0", "4.1")]
 MLPERF_CARDS = 8
 INFERENCE_DIR = Path(__file__).resolve().parents[2] / "data" / "mlperf_inference"
+TRAINING_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v5.1_llama2_70b_lora_8acc_runs.csv"
 
 MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
 QUERY_COLUMNS = ("workload", "card_type", "cards")
@@ -197,3 +199,34 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
+    """MLPerf Training v5.1 Llama 2 70B LoRA on 8 accelerators, one row per card type:
+    throughput = 1 / the median minutes to train over its runs (``run_stop - run_start`` of
+    successful runs, two per system, all systems of that card)."""
+    from fedopt.normalize.cards import CardResolver
+
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df = df[(df["run_stop_status"] == "success") & (df["run_start_ms"] != "") & (df["run_stop_ms"] != "")].copy()
+    df["minutes"] = (df["run_stop_ms"].astype(np.int64) - df["run_start_ms"].astype(np.int64)) / 60000.0
+    res = CardResolver()
+    df["key"] = [(c.id if (c := res.resolve(n)) else "") for n in df["accelerator_model_name"]]
+    df = df[df["key"] != ""]
+    rows = [
+        {
+            "workload": f"mlperf-train-v5.1/{bench}",
+            "card_type": g["accelerator_model_name"].mode().iloc[0],
+            "cards": 8,
+            "throughput": float(1.0 / np.median(g["minutes"])),
+            "source": "training-v5.1",
+        }
+        for (bench, _), g in df.groupby(["benchmark", "key"], sort=True)
+    ]
+    return pd.DataFrame(rows)
+
+
+def held_out_measurements() -> pd.DataFrame:
+    """Everything in ``data/`` (MLPerf Inference v4.1/v5.1, MLPerf Training v5.1 Llama 2 70B LoRA),
+    with ``source``: the set ``normalize --evaluate --held-out`` runs on."""
+    return pd.concat([mlperf_inference(), mlperf_training_held_out()], ignore_index=True)
