@@ -97,3 +97,12 @@ def test_held_out_training_beats_half_the_baseline():
     res = leave_one_card_out(mlperf_training_held_out(), hyper=Hyper(**scaleout_hyper()), card_priors=card_priors())
     tab = summary(res).set_index("data").loc["all"]
     assert tab["model_median"] <= 0.5 * tab["peak_tflops_median"]
+
+
+def test_missing_held_out_data_is_a_clear_error(monkeypatch, tmp_path, capsys):
+    from fedopt.cli import main
+    from fedopt.normalize import data
+
+    monkeypatch.setattr(data, "INFERENCE_DIR", tmp_path / "mlperf_inference")
+    assert main(["normalize", "--evaluate", "--held-out"]) == 2
+    assert "held-out data" in capsys.readouterr().err
