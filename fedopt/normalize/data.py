@@ -128,27 +128,38 @@ def gavel(path: Path = GAVEL_CSV) -> pd.DataFrame:
 
 def mlperf(paths: list[Path] = MLPERF_CSVS, cards: int | None = MLPERF_CARDS, scaleout: bool = False) -> pd.DataFrame:
     """MLPerf rows at ``cards`` accelerators, or (``scaleout``) every system past one node of 8."""
-    from fedopt.normalize.cards import CardResolver
-
     df = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
     size = df["total_accelerators"] > MLPERF_CARDS if scaleout else df["total_accelerators"] == cards
     df = df[size & (df["division"] == "closed")].copy()
     minutes = df["olympic_mean_minutes"].fillna(df["median_minutes"])
     df = df[minutes > 0].copy()
     df["tp"] = 1.0 / minutes[minutes > 0]
+    df["key"] = _card_keys(df["accelerator_model_name"], keep_unknown=True)
+    df["cards"] = df["total_accelerators"]
+    return _median_cells(df, "accelerator_model_name", ["version", "benchmark"], "mlperf-{}/{}", lambda *_: "mlperf")
+
+
+def _card_keys(names: pd.Series, keep_unknown: bool = False) -> list[str]:
+    """Catalog ids of card names; a name with no specs stays as written (``keep_unknown``) or is ""."""
+    from fedopt.normalize.cards import CardResolver
+
     res = CardResolver()
-    df["key"] = [(c.id if (c := res.resolve(n)) else n) for n in df["accelerator_model_name"]]
-    rows = []
-    for (version, bench, _, n), g in df.groupby(["version", "benchmark", "key", "total_accelerators"], sort=True):
-        rows.append(
-            {
-                "workload": f"mlperf-{version}/{bench}",
-                "card_type": g["accelerator_model_name"].mode().iloc[0],  # as MLPerf writes it
-                "cards": int(n),
-                "throughput": float(np.median(g["tp"])),
-                "source": "mlperf",
-            }
-        )
+    return [(c.id if (c := res.resolve(n)) else (n if keep_unknown else "")) for n in names]
+
+
+def _median_cells(df: pd.DataFrame, name_col: str, by: list[str], workload: str, source) -> pd.DataFrame:
+    """One measurement row per (``by``, card ``key``, ``cards``): the median ``tp`` of its rows (the
+    submissions of one card in one round), the card named as most of them write it."""
+    rows = [
+        {
+            "workload": workload.format(*k[:-2]),
+            "card_type": g[name_col].mode().iloc[0],
+            "cards": int(k[-1]),
+            "throughput": float(np.median(g["tp"])),
+            "source": source(*k[:-2]),
+        }
+        for k, g in df.groupby([*by, "key", "cards"], sort=True)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -170,10 +181,9 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
     One workload per round and benchmark (``mlperf-inf-v4.1/bert-99``); the ``-99.9`` accuracy
     variants are left out (mostly the same runs, else the same model at a higher precision);
     throughput = the median over submissions of the same card and count. Systems without
-    accelerators (CPU only) and multi-node systems (``a#`` counts per node there) are left out.
+    accelerators (CPU only), multi-node systems (``a#`` counts per node there) and cards without
+    specs in the catalog (UntetherAI speedAI240, Intel Arc Pro B60) are left out.
     """
-    from fedopt.normalize.cards import CardResolver
-
     paths = paths or sorted(INFERENCE_DIR.glob("inference_v*_closed_datacenter_offline.csv"))
     parts = []
     for path in paths:
@@ -184,46 +194,23 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
     df = df[(df["accelerator"].str.strip() != "") & (df["nodes"] == "1") & ~df["model"].str.endswith("-99.9")].copy()
     df["cards"] = df["accelerators"].astype(float).astype(np.int64)
     df["tp"] = df["result"].astype(float)
-    res = CardResolver()
-    df["key"] = [(c.id if (c := res.resolve(n)) else "") for n in df["accelerator"]]
+    df["key"] = _card_keys(df["accelerator"])
     df = df[df["key"] != ""]
-    rows = []
-    for (rnd, model, _, n), g in df.groupby(["round", "model", "key", "cards"], sort=True):
-        rows.append(
-            {
-                "workload": f"mlperf-inf-{rnd}/{model}",
-                "card_type": g["accelerator"].mode().iloc[0],
-                "cards": int(n),
-                "throughput": float(np.median(g["tp"])),
-                "source": f"inference-{rnd}",
-            }
-        )
-    return pd.DataFrame(rows)
+    return _median_cells(df, "accelerator", ["round", "model"], "mlperf-inf-{}/{}", lambda rnd, _: f"inference-{rnd}")
 
 
 def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
     """MLPerf Training v5.1 Llama 2 70B LoRA on 8 accelerators, one row per card type:
-    throughput = 1 / the median minutes to train over its runs (``run_stop - run_start`` of
+    throughput = the median over its runs of 1 / minutes to train (``run_stop - run_start`` of
     successful runs, two per system, all systems of that card)."""
-    from fedopt.normalize.cards import CardResolver
-
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
     df = df[(df["run_stop_status"] == "success") & (df["run_start_ms"] != "") & (df["run_stop_ms"] != "")].copy()
-    df["minutes"] = (df["run_stop_ms"].astype(np.int64) - df["run_start_ms"].astype(np.int64)) / 60000.0
-    res = CardResolver()
-    df["key"] = [(c.id if (c := res.resolve(n)) else "") for n in df["accelerator_model_name"]]
+    minutes = (df["run_stop_ms"].astype(np.int64) - df["run_start_ms"].astype(np.int64)) / 60000.0
+    df["tp"] = 1.0 / minutes
+    df["key"] = _card_keys(df["accelerator_model_name"])
+    df["cards"] = df["accelerators_per_node"].astype(int) * df["number_of_nodes"].astype(int)
     df = df[df["key"] != ""]
-    rows = [
-        {
-            "workload": f"mlperf-train-v5.1/{bench}",
-            "card_type": g["accelerator_model_name"].mode().iloc[0],
-            "cards": 8,
-            "throughput": float(1.0 / np.median(g["minutes"])),
-            "source": "training-v5.1",
-        }
-        for (bench, _), g in df.groupby(["benchmark", "key"], sort=True)
-    ]
-    return pd.DataFrame(rows)
+    return _median_cells(df, "accelerator_model_name", ["benchmark"], "mlperf-train-v5.1/{}", lambda _: "training-v5.1")
 
 
 def held_out_measurements() -> pd.DataFrame:
