@@ -18,9 +18,9 @@ The shared measurements (``/work/shared/data``, see its README):
 
 Held-out data, never used to fit or calibrate anything (``data/``, see its README): MLPerf
 Inference v4.1 and v5.1 closed-division datacenter results, Offline scenario (samples or tokens
-per second of whole one-node systems of 1-16 accelerators), and MLPerf Training v5.1's Llama 2
-70B LoRA runs on 8 accelerators (MI300X-MI355X, H200, B200-GB300): other workloads and newer
-cards than the shared data, to check that the model generalizes.
+per second of whole one-node systems of 1-16 accelerators), and MLPerf Training v5.1 runs on 8
+accelerators (MI300X-MI355X, H200, B200-GB300): other workloads and newer cards than the shared
+data, to check that the model generalizes.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ GAVEL_CSV = SHARED_DATA / "gavel" / "gavel_isolated_throughputs_physical.csv"
 MLPERF_CSVS = [SHARED_DATA / "mlperf" / f"mlperf_training_v{v}_summary.csv" for v in ("3.1", "4.0", "4.1")]
 MLPERF_CARDS = 8
 INFERENCE_DIR = Path(__file__).resolve().parents[2] / "data" / "mlperf_inference"
-TRAINING_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v5.1_llama2_70b_lora_8acc_runs.csv"
+TRAINING_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v5.1_8acc_runs.csv"
 
 MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
 QUERY_COLUMNS = ("workload", "card_type", "cards")
@@ -200,9 +200,9 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
 
 
 def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
-    """MLPerf Training v5.1 Llama 2 70B LoRA on 8 accelerators, one row per card type:
-    throughput = the median over its runs of 1 / minutes to train (``run_stop - run_start`` of
-    successful runs, two per system, all systems of that card)."""
+    """MLPerf Training v5.1 on 8 accelerators (Llama 2 70B LoRA, Llama 3.1 8B, DLRMv2, R-GAT,
+    RetinaNet), one row per benchmark and card type: throughput = the median over its runs of
+    1 / minutes to train (``run_stop - run_start`` of successful runs, two per system)."""
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
     df = df[(df["run_stop_status"] == "success") & (df["run_start_ms"] != "") & (df["run_stop_ms"] != "")].copy()
     minutes = (df["run_stop_ms"].astype(np.int64) - df["run_start_ms"].astype(np.int64)) / 60000.0
@@ -214,7 +214,7 @@ def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
 
 
 def held_out_measurements() -> pd.DataFrame:
-    """Everything in ``data/`` (MLPerf Inference v4.1/v5.1, MLPerf Training v5.1 Llama 2 70B LoRA),
+    """Everything in ``data/`` (MLPerf Inference v4.1/v5.1, MLPerf Training v5.1 at 8 accelerators),
     with ``source``: the set ``normalize --evaluate --held-out`` runs on."""
     files = sorted(INFERENCE_DIR.glob("inference_v*_closed_datacenter_offline.csv"))
     if not files or not TRAINING_RUNS_CSV.exists():

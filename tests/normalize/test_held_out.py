@@ -37,10 +37,12 @@ def test_inference_rows(inference):
 
 def test_training_rows():
     d = mlperf_training_held_out()
-    assert len(d) == 9 and d["cards"].eq(8).all() and set(d["source"]) == {"training-v5.1"}
+    assert len(d) == 20 and d["cards"].eq(8).all() and set(d["source"]) == {"training-v5.1"}
+    assert d["workload"].nunique() == 5 and d["card_type"].nunique() == 9
     # by hand from the file: H200, four runs of two systems (Dell 22.708 / 22.684 min, Cisco
     # 19.806 / 22.827 min): the median of 1 / minutes, the mean of the middle two
-    h200 = d[d["card_type"].str.contains("H200")]["throughput"].iloc[0]
+    lora = d[d["workload"] == "mlperf-train-v5.1/llama2_70b_lora"]
+    h200 = lora[lora["card_type"].str.contains("H200")]["throughput"].iloc[0]
     assert h200 == pytest.approx((1 / 22.707617 + 1 / 22.68355) / 2, rel=1e-5)
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
@@ -91,12 +93,15 @@ def test_held_out_inference_beats_the_baselines(inference):
     assert tab["model_median"] < 0.08
 
 
-def test_held_out_training_beats_half_the_baseline():
-    # one workload on nine cards, four of them newer than the shared data (MI350X, MI355X, B300,
-    # GB300); measured 4.6% against the peak-TFLOPS ratio's 14.0% (docs/normalize.md)
-    res = leave_one_card_out(mlperf_training_held_out(), hyper=Hyper(**scaleout_hyper()), card_priors=card_priors())
-    tab = summary(res).set_index("data").loc["all"]
-    assert tab["model_median"] <= 0.5 * tab["peak_tflops_median"]
+def test_held_out_training_beats_the_baseline():
+    # Llama 2 70B LoRA on nine cards, seven of them absent from the shared data: measured 4.6%
+    # against the peak-TFLOPS ratio's 14.0%; all five benchmarks 9.4% against 16.5% (docs/normalize.md)
+    d = mlperf_training_held_out()
+    fit = {"hyper": Hyper(**scaleout_hyper()), "card_priors": card_priors()}
+    lora = summary(leave_one_card_out(d[d["workload"].str.endswith("llama2_70b_lora")], **fit)).set_index("data").loc["all"]
+    assert lora["model_median"] <= 0.5 * lora["peak_tflops_median"]
+    every = summary(leave_one_card_out(d, **fit)).set_index("data").loc["all"]
+    assert every["model_median"] < every["peak_tflops_median"] and every["model_median"] < 0.12
 
 
 def test_missing_held_out_data_is_a_clear_error(monkeypatch, tmp_path, capsys):
