@@ -149,7 +149,7 @@ def _card_keys(names: pd.Series, keep_unknown: bool = False) -> list[str]:
 
 def _median_cells(df: pd.DataFrame, name_col: str, by: list[str], workload: str, source) -> pd.DataFrame:
     """One measurement row per (``by``, card ``key``, ``cards``): the median ``tp`` of its rows (the
-    submissions of one card in one round), the card named as most of them write it."""
+    submissions or runs of one card), the card named as most of them write it."""
     rows = [
         {
             "workload": workload.format(*k[:-2]),
