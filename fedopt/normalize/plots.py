@@ -6,6 +6,8 @@ show unit-free quantities: the error distribution and the per-card medians.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -39,7 +41,7 @@ def plot_evaluation(res: pd.DataFrame, title: str = "leave-one-card-out") -> Fig
     left.set_xlim(0, None)
     left.set_xlabel("absolute relative error, % (log past 10%)")
     left.set_ylabel("share of held-out rows")
-    left.set_title(f"{title}: {len(res)} rows")
+    left.set_title(f"{len(res)} held-out rows")
     left.legend(loc="lower right", fontsize=8)
 
     per_card = res.assign(**{label: errors(res, col) for col, label, _ in series}).groupby("card")
@@ -56,6 +58,7 @@ def plot_evaluation(res: pd.DataFrame, title: str = "leave-one-card-out") -> Fig
     right.set_yscale("log")
     right.legend(loc="upper left", fontsize=8)
     right.set_title("per held-out card")
+    fig.suptitle(textwrap.fill(title, 120), fontsize=10)  # a data set's description can be long
     return fig
 
 
