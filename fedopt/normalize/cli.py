@@ -79,6 +79,7 @@ def _evaluate(args) -> int:
     if args.plot:
         _figure_format(args.plot)  # before minutes of fitting
     fit_as = {}
+    resolver = _resolver(args)  # one catalog (and --cards file) read for every fit below
     if args.measurements and args.held_out:
         raise InputError("--held-out", "give --measurements or --held-out, not both")
     if args.measurements or args.held_out:
@@ -102,7 +103,7 @@ def _evaluate(args) -> int:
     else:
         data = shared_measurements()
         what = "shared measurements (Gavel physical; MLPerf Training v3.1-v4.1 at 8 accelerators)"
-    res = leave_one_card_out(data, resolver=_resolver(args), **fit_as)
+    res = leave_one_card_out(data, resolver=resolver, **fit_as)
     if res.empty:
         raise InputError("--measurements", "no card can be left out: need measurements of a workload on two card types")
     _out(f"leave-one-card-out on {what}: absolute relative error of held-out throughputs")
@@ -116,21 +117,21 @@ def _evaluate(args) -> int:
         _out("")
         _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
     if args.architectures:
-        arch = leave_one_card_out(data, resolver=_resolver(args), unit="architecture", **fit_as)
+        arch = leave_one_card_out(data, resolver=resolver, unit="architecture", **fit_as)
         _out("")
         _out(f"leave-one-architecture-out on {what}: every card of one architecture hidden at a time ('cards' = architectures)")
         _out(format_summary(summary(arch)))
     if args.one_card:
         from fedopt.normalize.evaluate import keep_one_card
 
-        one = keep_one_card(data, resolver=_resolver(args), **fit_as)
+        one = keep_one_card(data, resolver=resolver, **fit_as)
         _out("")
         _out(f"workloads seen on one card, on {what}: each workload keeps one card's rows in turn, its other rows predicted")
         _out(format_summary(summary(one)))
     if not (args.measurements or args.held_out):
         from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout
 
-        so = leave_one_workload_scaleout(shared_measurements(scaleout=True), resolver=_resolver(args))
+        so = leave_one_workload_scaleout(shared_measurements(scaleout=True), resolver=resolver)
         _out("")
         _out(
             "scale-out: MLPerf systems past one node, each workload's hidden and predicted from its one-node "

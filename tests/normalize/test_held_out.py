@@ -10,7 +10,7 @@ import pytest
 
 from fedopt.normalize.calibrate import card_priors, scaleout_hyper
 from fedopt.normalize.cards import CardResolver
-from fedopt.normalize.data import held_out_measurements, mlperf_inference, mlperf_training_held_out
+from fedopt.normalize.data import INFERENCE_DIR, held_out_measurements, mlperf_inference, mlperf_training_held_out
 from fedopt.normalize.evaluate import leave_one_card_out, summary
 from fedopt.normalize.model import Hyper, ThroughputModel
 
@@ -28,7 +28,7 @@ def test_inference_rows(inference):
     resolver = CardResolver()
     assert all(resolver.resolve(c) is not None for c in d["card_type"])  # only cards with specs
     # by hand from the file: ResNet-50 on 8 H100 SXM in v4.1, the median of its submissions
-    raw = pd.read_csv("data/mlperf_inference/inference_v4.1_closed_datacenter_offline.csv", dtype=str, keep_default_na=False)
+    raw = pd.read_csv(INFERENCE_DIR / "inference_v4.1_closed_datacenter_offline.csv", dtype=str, keep_default_na=False)
     mine = raw[(raw["model"] == "resnet") & (raw["accelerator"] == "NVIDIA H100-SXM-80GB") & (raw["accelerators"] == "8")]
     row = d[(d["workload"] == "mlperf-inf-v4.1/resnet") & (d["card_type"] == "NVIDIA H100-SXM-80GB") & (d["cards"] == 8)]
     assert len(row) == 1 and len(mine) >= 2
