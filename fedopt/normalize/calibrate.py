@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from fedopt.normalize.catalog import MODELS_DIR
-from fedopt.normalize.model import RESOURCES, Hyper, ThroughputModel, _sigmoid
+from fedopt.normalize.model import FORMATS, RESOURCES, Hyper, ThroughputModel, _sigmoid
 
 PARAMS_PATH = MODELS_DIR / "normalize_params.json"
 PRIOR_SHRINK = 0.5  # share of a card's calibrated deviation from its architecture used as its prior
@@ -64,6 +64,7 @@ def calibrate(data: pd.DataFrame | None = None, hyper: Hyper | None = None) -> d
             "efficiency": round(float(np.exp(fz.mu)), 4),
             "shares": {r: round(v, 4) for r, v in zip(RESOURCES, model.shares("").values(), strict=False)},
             "tensor_fraction": round(float(_sigmoid(np.array(fz.phi0))), 4),
+            "formats": {f: round(v, 4) for f, v in model.shares("").items() if f in FORMATS},
             "overhead_log_k": round(fz.k0, 4),
             "overhead_gamma": round(fz.gamma, 4),
             "power_kappa": round(fz.kappa, 4),

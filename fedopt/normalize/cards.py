@@ -74,6 +74,18 @@ class Card:
     power_w: float | None = None
     vendor: str = ""
     stack: str = ""
+    fp8_tflops: float | None = None  # dense 8-bit matrix peak (FP8, or INT8 where there is no FP8)
+    fp4_tflops: float | None = None  # dense 4-bit floating-point matrix peak (FP4 / MXFP4)
+
+    @property
+    def p8(self) -> float:
+        """8-bit dense peak; the BF16 one when the card has nothing faster (or gives none)."""
+        return max(self.fp8_tflops or 0.0, self.bf16_tflops)
+
+    @property
+    def p4(self) -> float:
+        """4-bit dense peak; the 8-bit one when the card has nothing faster."""
+        return max(self.fp4_tflops or 0.0, self.p8)
 
     @property
     def fp32(self) -> float:
@@ -109,6 +121,8 @@ class Card:
             power_w=_opt(entry.get("power_w")),
             vendor=str(entry.get("vendor") or ""),
             stack=str(entry.get("stack") or ""),
+            fp8_tflops=_opt(entry.get("fp8_tflops")),
+            fp4_tflops=_opt(entry.get("fp4_tflops")),
         )
 
 
@@ -421,20 +435,27 @@ class CardResolver:
         return max(hits, key=score)
 
 
-def with_catalog_fp32(card: Card, catalog: CardResolver | None = None) -> Card:
-    """A user's card without an FP32 figure takes its catalog twin's (same family, BF16 within 10%)."""
-    if card.fp32_tflops is not None:
+_TWIN_FIELDS = ("fp32_tflops", "fp8_tflops", "fp4_tflops")  # figures the instance's CardType form has no place for
+
+
+def with_catalog_figures(card: Card, catalog: CardResolver | None = None) -> Card:
+    """A user's card takes the FP32, 8-bit and 4-bit peaks it does not give from its catalog twin
+    (same family, BF16 within 10%): the instance form carries BF16 only."""
+    missing = [f for f in _TWIN_FIELDS if getattr(card, f) is None]
+    if not missing:
         return card
     twin = (catalog or CardResolver()).resolve(card.id)
-    if twin is not None and twin.fp32_tflops and abs(twin.bf16_tflops / card.bf16_tflops - 1) <= 0.1:
-        return dataclasses.replace(card, fp32_tflops=twin.fp32_tflops)
-    return card
+    if twin is None or abs(twin.bf16_tflops / card.bf16_tflops - 1) > 0.1:
+        return card
+    scale = card.bf16_tflops / twin.bf16_tflops  # narrow peaks keep their ratio to BF16
+    fill = {f: getattr(twin, f) * (1.0 if f == "fp32_tflops" else scale) for f in missing if getattr(twin, f)}
+    return dataclasses.replace(card, **fill) if fill else card
 
 
 def from_card_type(ct, catalog: CardResolver | None = None) -> Card:
     """A ``Card`` from an instance ``CardType`` (pydantic model or dict)."""
     d = ct if isinstance(ct, Mapping) else ct.model_dump()
-    return with_catalog_fp32(Card.from_entry(d), catalog)
+    return with_catalog_figures(Card.from_entry(d), catalog)
 
 
 # ---------------------------------------------------------------------- cards.json
@@ -442,7 +463,8 @@ _CARD_FIELDS = ("bf16_tflops", "mem_bw_gbs")
 
 
 def load_cards_file(path: str | Path) -> list[Card]:
-    """A JSON list of card types in the instance ``CardType`` form (``fp32_tflops`` optional)."""
+    """A JSON list of card types in the instance ``CardType`` form (``fp32_tflops``, ``fp8_tflops``,
+    ``fp4_tflops`` optional: dense FP32, 8-bit, 4-bit peaks; the catalog twin's when absent)."""
     src = str(path)
     try:
         data = json.loads(Path(path).read_text())
@@ -468,7 +490,7 @@ def load_cards_file(path: str | Path) -> list[Card]:
         if cid in seen:
             raise InputError(f"{where}.id", f"duplicate card type {cid!r}", src)
         seen.add(cid)
-        for f in (*_CARD_FIELDS, "memory_gb", "scaleup_gbs", "fp32_tflops", "power_w"):
+        for f in (*_CARD_FIELDS, "memory_gb", "scaleup_gbs", "fp32_tflops", "fp8_tflops", "fp4_tflops", "power_w"):
             v = obj.get(f)
             if v is None:
                 if f in _CARD_FIELDS:
@@ -480,4 +502,4 @@ def load_cards_file(path: str | Path) -> list[Card]:
                 raise InputError(f"{where}.{f}", f"must be positive, got {v!r}", src)
         cards.append(Card.from_entry(obj))
     catalog = CardResolver()
-    return [with_catalog_fp32(c, catalog) for c in cards]
+    return [with_catalog_figures(c, catalog) for c in cards]

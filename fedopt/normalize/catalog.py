@@ -1,8 +1,9 @@
 """The accelerator catalog (``models/catalog.json``): public spec figures, each with its source.
 
 ``build_catalog`` derives it from the shared data tables (gpu_specs_curated.csv, the llm-analysis
-GPU configs) and ``models/catalog_supplement.csv`` (vendor datasheet figures for cards and
-fields those tables lack). ``python -m fedopt catalog --rebuild`` regenerates the file.
+GPU configs), ``models/catalog_supplement.csv`` (vendor datasheet figures for cards and
+fields those tables lack) and ``models/narrow_formats.csv`` (dense 8-bit and 4-bit matrix peaks:
+FP8, or INT8 where a card has no FP8; FP4/MXFP4). ``write_catalog()`` regenerates the file (a test fails when it is stale).
 """
 
 from __future__ import annotations
@@ -53,7 +54,11 @@ def _num(x: str) -> float | None:
     return float(x) if x else None
 
 
-def build_catalog(specs_dir: Path = SHARED_SPECS, supplement: Path = MODELS_DIR / "catalog_supplement.csv") -> list[dict]:
+def build_catalog(
+    specs_dir: Path = SHARED_SPECS,
+    supplement: Path = MODELS_DIR / "catalog_supplement.csv",
+    narrow: Path = MODELS_DIR / "narrow_formats.csv",
+) -> list[dict]:
     cards: dict[str, dict] = {}
     with open(specs_dir / "gpu_specs_curated.csv", newline="") as fh:
         for row in csv.DictReader(fh):
@@ -90,6 +95,17 @@ def build_catalog(specs_dir: Path = SHARED_SPECS, supplement: Path = MODELS_DIR 
                 if v is not None and card.get(field) is None:
                     card[field] = v
                     card["sources"][field] = f"catalog_supplement.csv ({row['sources']})"
+    with open(narrow, newline="") as fh:
+        for row in csv.DictReader(fh):
+            card = cards.get(row["gpu"])
+            if card is None:
+                raise ValueError(f"{narrow.name}: {row['gpu']!r} is not a catalog card")
+            for field in ("fp8_tflops", "fp4_tflops"):
+                v = _num(row.get(field) or "")
+                if v is not None:
+                    card[field] = v
+                    kind = row["fp8_kind"] if field == "fp8_tflops" else "fp4"
+                    card["sources"][field] = f"narrow_formats.csv ({kind}; {row['sources']})"
     for card in cards.values():
         card["complete"] = all(card.get(k) is not None for k in ("bf16_tflops", "memory_gb", "mem_bw_gbs"))
     return sorted(cards.values(), key=lambda c: c["id"])

@@ -6,7 +6,8 @@ resource times, each the workload's share of time on the reference card (an H100
 card's inverse capacity relative to it:
 
     tau(w, c) = s_compute * x_compute + s_mem * x_mem + s_host
-      x_compute = (989 / bf16_tflops)^rho_w * (67 / fp32_tflops)^(1 - rho_w) / e_c
+      x_compute = x_matrix^rho_w * (67 / fp32_tflops)^(1 - rho_w) / e_c
+      x_matrix  = (989 / bf16_tflops)^(1 - u8_w) * (1979 / p8_tflops)^(u8_w - u4_w) * (1979 / p4_tflops)^u4_w
       x_mem     = 3350 / mem_bw_gbs
       (s_host: time no accelerator shortens: input pipeline, host, kernel launches)
 
@@ -17,7 +18,10 @@ card's inverse capacity relative to it:
               past 72 on NVL72 racks, whose NVLink domain spans 72 cards)
 
 ``s_w = softmax(theta_w)`` are the workload's time shares, ``rho_w`` the share of its compute on
-matrix (tensor) units (FP32 vector peak at 0, dense BF16 peak at 1), ``a_w`` its scale, ``k_w``
+matrix (tensor) units (FP32 vector peak at 0, matrix peaks at 1), ``u8_w``, ``u4_w`` the shares
+of its matrix time at 8 bits or fewer (FP8, or INT8 on cards without FP8) and at 4 bits (FP4)
+(p8 is the BF16 peak on a card with nothing narrower, p4 the 8-bit one: INT8 inference gains on
+an A100 over a V100, FP4 decoding on a B200 over an H100, BF16 training on neither), ``a_w`` its scale, ``k_w``
 its all-reduce overhead (ring traffic 2 (n-1)/n; past one node of 8 cards the scale-out network,
 <= 50 GB/s per card), ``psi_w`` and ``beta`` how much a job slows as it grows past one node
 (synchronization, larger batches that need more steps: MLPerf's 1024-card systems train at ~1/5
@@ -26,7 +30,9 @@ low-rank (collaborative filtering) correction of the job x card matrix.
 
 Fit: least soft-L1 error in log throughput (errors past ~15% count linearly), with shrinkage:
 theta_w, rho_w, k_w toward their group's (a group: a connected set of workloads and cards), those
-weakly toward global ones; the shares' strength set per group from how much its workloads agree
+weakly toward global ones; u8_w, u4_w firmly toward a fixed prior (15%, 1%), not a group's: a
+job's number formats are its recipe's, shown only where several cards show them; the shares'
+strength set per group from how much its workloads agree
 (empirical Bayes, a second fit); eta_c toward its architecture's efficiency, that toward its
 vendor's, that toward a common mu (~0); u, v toward 0. A workload measured only on cards without
 matrix units has rho_w = 0 (nothing shows it uses them). Predicting: a card not in the fit takes
@@ -55,7 +61,8 @@ from scipy.optimize import minimize
 from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor
 
 RESOURCES = ("compute", "mem", "host")
-REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0}  # H100 SXM: x = 1 on it
+REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0, "fp8": 1979.0, "fp4": 1979.0}
+FORMATS = ("bf16", "fp8", "fp4")  # H100 SXM: x = 1 on it
 SCALEOUT_GBS = 50.0  # per card between nodes (400 Gb/s)
 NO_TENSOR = -30.0  # logit of rho for a workload with no evidence of matrix-unit use
 
@@ -100,11 +107,13 @@ def card_logs(card: Card, n: np.ndarray | int) -> np.ndarray:
     counts, at = np.unique(np.minimum(n, domain), return_inverse=True)
     node = np.array([card.ring_gbs(int(k)) for k in counts])[at.reshape(-1)]
     bw = np.where(n <= domain, node, np.minimum(node, SCALEOUT_GBS))
-    out = np.empty((len(n), 4))
+    out = np.empty((len(n), 6))
     out[:, 0] = np.log(REF["bf16"] / card.bf16_tflops)
     out[:, 1] = np.log(REF["fp32"] / card.fp32)
     out[:, 2] = np.log(REF["mem"] / card.mem_bw_gbs)
     out[:, 3] = np.log(REF["comm"] / bw)
+    out[:, 4] = np.log(REF["fp8"] / card.p8)
+    out[:, 5] = np.log(REF["fp4"] / card.p4)
     return out
 
 
@@ -117,6 +126,14 @@ def scaleout_shape(n: np.ndarray | float, beta: float) -> tuple[np.ndarray, np.n
     lx = np.log(np.where(pos, x, 1.0))
     g = np.where(pos, np.exp(beta * lx), 0.0)
     return g, g * lx
+
+
+def matrix_logs(u: np.ndarray, LF: np.ndarray) -> np.ndarray:
+    """Log inverse matrix capacity [N] from the BF16, 8-bit, 4-bit columns ``LF`` [N, 3] and the
+    shares ``u`` [N, 2] or [2] of matrix time at 8 bits or fewer and at 4 bits: the blend
+    (1 - u8) BF16 + (u8 - u4) 8-bit + u4 4-bit. Linear in ``u`` (box-bounded in the fit): a share
+    of 1% can still grow when the data call for it, where a softmax logit there barely moves."""
+    return LF[:, 0] + (np.diff(LF, axis=1) * u).sum(axis=1)
 
 
 def _softmax(t: np.ndarray) -> np.ndarray:
@@ -153,6 +170,10 @@ class Hyper:
     # power-limited clocks: how much of a card's power deficit (cards.POWER_FLAGSHIP) shows in its
     # efficiency (0: none, 1: the cube-root law), fitted toward this prior
     kappa_prior: float = 0.5
+    # shares of a workload's matrix-unit time at BF16, 8-bit (FP8/INT8) and 4-bit (FP4) peaks:
+    # BF16 training ~(1, 0, 0), FP8 training and INT8 inference ~(0, 1, 0), FP4 LLM decoding on Blackwell ~(0, 0, 1)
+    format_prior: tuple[float, float, float] = (0.85, 0.14, 0.01)
+    lam_format: float = 1.0  # toward the prior: FP4 only where several cards show it (a recipe, not a card, picks it)
     lam_kappa: float = 0.01  # weak: training data show ~0, saturating inference ~2
     # scale-out priors: MLPerf Training v3.1-v4.1 closed systems of 16-3584 accelerators
     # (calibrate.py refits them; these are that fit's values, used when no file is at hand)
@@ -194,6 +215,8 @@ class Fitted:
     loss: float = 0.0
     info: dict = field(default_factory=dict)
     kappa: float = 0.0  # share of a card's power deficit in its efficiency
+    xi: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))  # [W, 2] matrix time at <= 8 bits, at 4 bits
+    xi0: np.ndarray = field(default_factory=lambda: np.zeros(2))
 
 
 class ThroughputModel:
@@ -222,7 +245,7 @@ class ThroughputModel:
 
     def _rows(self, keys: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Log inverse capacities [N, 4] and efficiency masks [N, 2] (compute, mem) of rows."""
-        L = np.empty((len(keys), 4))
+        L = np.empty((len(keys), 6))
         m = np.empty((len(keys), 2))
         codes, uniq = pd.factorize(np.asarray(keys, dtype=object))  # integer codes: cheap to compare
         for j, key in enumerate(uniq):
@@ -231,6 +254,7 @@ class ThroughputModel:
             if card is None:  # no specs: a typical card whose efficiency scales it all
                 L[idx] = card_logs(Card(key, 1.0, 1.0), n[idx])
                 L[idx, :3] = self._typical
+                L[idx, 4:] = self._typical[0] + np.log(REF["fp8"] / REF["bf16"] / 2)  # the reference's ratios
                 m[idx] = 1.0
             else:
                 L[idx] = card_logs(card, n[idx])
@@ -276,7 +300,8 @@ class ThroughputModel:
         iw = np.array([wi[w] for w in wl], dtype=np.int64)
         ic = np.array([ci[c] for c in keys], dtype=np.int64)
         L, mask = self._rows(keys, n)
-        lb, lf, lm, lc = L.T
+        lf, lm, lc = L.T[1:4]
+        LF = L[:, [0, 4, 5]]  # matrix-unit formats: BF16, 8-bit, 4-bit
         mc, mm = mask.T
         hn = comm_factor(n)
         logn = np.log(n)
@@ -323,26 +348,29 @@ class ThroughputModel:
         phi_prior = float(np.log(h.rho_prior / (1 - h.rho_prior)))
         s = h.robust_scale
         hx = h.host
-        sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G, W, 1, 1, G, 1]
+        F = len(FORMATS) - 1  # (share at 8 bits or fewer, share at 4 bits)
+        sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G, W, 1, 1, G, 1, W * F]
+        fmt_prior = np.array([h.format_prior[1] + h.format_prior[2], h.format_prior[2]])
         offs = np.cumsum([0, *sizes])
 
         def unpack(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap = (
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, xi = (
                 p[offs[i] : offs[i + 1]] for i in range(len(sizes))
             )
             return (
                 a, th.reshape(W, R), th0, ph, ph0[0], eta, ea, ev, mu[0], k, k0[0], gam[0], U.reshape(C, K), V.reshape(W, K),
-                thg.reshape(G, R), phg, kg, ps, ps0[0], bet[0], psg, kap[0],
+                thg.reshape(G, R), phg, kg, ps, ps0[0], bet[0], psg, kap[0], xi.reshape(W, F),
             )  # fmt: skip
 
         def f(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap = unpack(p)
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, xi = unpack(p)
             sw = _softmax(th)
             sh = sw[iw]
             rho = _sigmoid(ph + phi_off)
             rr = rho[iw]
+            lt_ = matrix_logs(xi[iw], LF)
             e = eta[ic]
-            xc = np.exp(rr * lb + (1 - rr) * lf - e * mc)
+            xc = np.exp(rr * lt_ + (1 - rr) * lf - e * mc)
             xm = np.exp(lm - e * mm)
             sx = sh * np.stack([xc, xm, np.full_like(xc, hx)], axis=1)
             tau = sx.sum(axis=1)
@@ -358,7 +386,13 @@ class ThroughputModel:
             ga = np.bincount(iw, g, W)
             dth = g[:, None] * (sh - sx / tau[:, None])  # d pred / d theta_k = s_k (1 - x_k / tau)
             gth = np.stack([np.bincount(iw, dth[:, j], W) for j in range(R)], axis=1)
-            gph = np.bincount(iw, -g * sx[:, 0] * (lb - lf) / tau, W) * rho * (1 - rho)
+            gph = np.bincount(iw, -g * sx[:, 0] * (lt_ - lf) / tau, W) * rho * (1 - rho)
+            dxi = (-g * sx[:, 0] * rr / tau)[:, None] * np.diff(LF, axis=1)
+            gxi = np.stack([np.bincount(iw, dxi[:, j], W) for j in range(F)], axis=1)
+            # format shares toward the prior itself, not a group's: a format is a job's own recipe
+            d = xi - fmt_prior
+            loss += h.lam_format * (d**2).sum()
+            gxi += 2 * h.lam_format * d
             geta = np.bincount(ic, g * (sx[:, 0] * mc + sx[:, 1] * mm) / tau, C)
             dov = -g / (1 + ov)
             gk = np.bincount(iw, dov * ovc, W)
@@ -435,14 +469,14 @@ class ThroughputModel:
             gU += 2 * h.lam_uv * U
             gV += 2 * h.lam_uv * V
             parts = [ga, gth.ravel(), gth0, gph, [gph0], geta, gea, gev, [gmu], gk, [gk0], [ggam], gU.ravel(), gV.ravel()]
-            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg, gps, [gps0], [gbet], gpsg, [gkap]])
+            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg, gps, [gps0], [gbet], gpsg, [gkap], gxi.ravel()])
             return loss, grad
 
         shrink = {"w": np.ones(W)}
         rng = np.random.default_rng(h.seed)
         s_init = _softmax(theta_prior)
         rr = _sigmoid(phi_prior + phi_off)[iw]
-        tau0 = s_init[0] * np.exp(rr * lb + (1 - rr) * lf) + s_init[1] * np.exp(lm) + s_init[2] * hx
+        tau0 = s_init[0] * np.exp(rr * matrix_logs(fmt_prior, LF) + (1 - rr) * lf) + s_init[1] * np.exp(lm) + s_init[2] * hx
         ov0 = np.exp(h.k_prior + h.gamma_prior * lc) * hn + np.exp(h.psi_prior) * scaleout_shape(n, h.beta_prior)[0]
         resid0 = y - logn + np.log(tau0) + np.log1p(ov0)
         a_init = np.bincount(iw, resid0, W) / np.maximum(np.bincount(iw, None, W), 1)
@@ -470,12 +504,15 @@ class ThroughputModel:
                 [h.beta_prior],
                 np.full(G, h.psi_prior),
                 [h.kappa_prior],
+                np.tile(fmt_prior, W),
             ]
         )
         with _one_blas_thread():
             opts = {"maxiter": h.max_iter, "maxfun": 2 * h.max_iter, "ftol": h.ftol, "gtol": 1e-6}
             first = opts | {"ftol": 1e-6} if h.adapt_shrink else opts  # only the shares' spread is read from it
-            bounds = [(None, None)] * (len(p0) - 1) + [(0.0, None)]  # kappa >= 0: power never speeds a card up
+            bounds = [(None, None)] * len(p0)
+            bounds[offs[21]] = (0.0, None)  # kappa >= 0: power never speeds a card up
+            bounds[offs[22] : offs[23]] = [(0.0, 1.0)] * (W * F)  # format shares are shares
             res = minimize(f, p0, jac=True, method="L-BFGS-B", options=first, bounds=bounds)
             if h.adapt_shrink:
                 # empirical Bayes: shrink each group's shares as much as its workloads agree. Groups of
@@ -486,7 +523,7 @@ class ThroughputModel:
                 shrink["w"] = np.clip(h.share_spread / np.maximum(spread, 1e-9), h.shrink_min, 10.0)[wg]
                 res = minimize(f, res.x, jac=True, method="L-BFGS-B", options=opts, bounds=bounds)
         self._objective, self._solution = f, res.x  # loss and gradient, for tests and diagnostics
-        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap = unpack(res.x)
+        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap, xi = unpack(res.x)
         # workloads measured on one card only: their ratios across cards come from their group's
         # workloads measured on two or more (see _one_card_ratios)
         cells_of: dict[str, dict[str, dict[int, float]]] = {}
@@ -519,6 +556,8 @@ class ThroughputModel:
             float(res.fun),
             {"nit": int(res.nit), "converged": bool(res.success)},
             float(kap),
+            xi,
+            fmt_prior,
         )
         return self
 
@@ -529,12 +568,15 @@ class ThroughputModel:
         return self.fitted
 
     def shares(self, workload: str) -> dict[str, float]:
-        """Time shares on the reference card and tensor fraction (the common ones if unmeasured)."""
+        """Time shares on the reference card, tensor fraction, and the matrix time's shares by
+        number format (``bf16``, ``fp8``, ``fp4``); the common ones if unmeasured."""
         fz = self._need()
         i = self._wi.get(workload)
         t = fz.theta[i] if i is not None else fz.theta0
         out = dict(zip(RESOURCES, _softmax(t).tolist(), strict=True))
         out["tensor"] = float(_sigmoid(fz.phi[i] if i is not None else fz.phi0))
+        u8, u4 = fz.xi[i] if i is not None else np.clip(fz.xi0, 0.0, 1.0)
+        out |= {"bf16": 1.0 - max(u8, u4), "fp8": max(u8 - u4, 0.0), "fp4": float(u4)}
         return out
 
     def efficiency(self, name: str) -> float:
@@ -598,7 +640,7 @@ class ThroughputModel:
         fz = self._need()
         N, K = len(keys), fz.U.shape[1]
         L, mask = self._rows(keys, n)
-        lb, lf, lm, lc = L.T
+        lf, lm, lc = L.T[1:4]
         mc, mm = mask.T
         iw = np.array([self._wi.get(w, -1) for w in wl], dtype=np.int64)
         ic = np.array([self._ci.get(k, -1) for k in keys], dtype=np.int64)
@@ -608,6 +650,8 @@ class ThroughputModel:
         a = np.where(kw, a, float(np.mean(fz.a)) if W else 0.0)
         th = np.where(kw[:, None], fz.theta[iw] if W else 0.0, fz.theta0[None, :])
         ph = np.where(kw, fz.phi[iw] if W else 0.0, fz.phi0)
+        xi = np.where(kw[:, None], fz.xi[iw] if W else 0.0, np.clip(fz.xi0, 0.0, 1.0)[None, :])
+        lt_ = matrix_logs(xi, L[:, [0, 4, 5]])
         kk = np.where(kw, fz.k[iw] if W else 0.0, fz.k0)
         V = np.where(kw[:, None], fz.V[iw] if W else 0.0, 0.0).reshape(N, K)
         prior = {k: self._eta_prior(k) for k in set(keys) if k not in self._ci}  # once per card, not per row
@@ -615,7 +659,7 @@ class ThroughputModel:
         U = np.where(kc[:, None], fz.U[ic] if C else 0.0, 0.0).reshape(N, K)
         sh = _softmax(th)
         rr = _sigmoid(ph)
-        xc = np.exp(rr * lb + (1 - rr) * lf - eta * mc)
+        xc = np.exp(rr * lt_ + (1 - rr) * lf - eta * mc)
         tau = sh[:, 0] * xc + sh[:, 1] * np.exp(lm - eta * mm) + sh[:, 2] * self.hyper.host
         ps = np.where(kw, fz.psi[iw] if W else 0.0, fz.psi0)
         beta = fz.beta

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from fedopt.errors import InputError
 from fedopt.normalize.cards import Card, CardResolver, load_cards_file
 from fedopt.normalize.catalog import load_catalog
 
@@ -101,6 +102,41 @@ def test_cards_file(tmp_path):
     )
     (card,) = load_cards_file(p)
     assert card.fp32_tflops == 67  # from the catalog twin
+
+
+def test_narrow_format_peaks():
+    # dense 8-bit and 4-bit matrix peaks (models/narrow_formats.csv); a card with nothing narrower
+    # falls back to the next wider format's peak
+    res = CardResolver()
+    b200, v100, a100, rtx4090 = (res.resolve(n) for n in ("B200", "V100", "A100", "RTX 4090"))
+    assert (b200.p8, b200.p4) == (4500, 9000)
+    assert (v100.p8, v100.p4) == (125, 125)  # Volta: no INT8 matrix units, no FP8
+    assert (a100.p8, a100.p4) == (624, 624)  # Ampere: INT8, no FP8, no FP4
+    assert rtx4090.p8 == 660.6 and rtx4090.bf16_tflops == 165.2  # GeForce: BF16 with FP32 accumulate is half rate
+    src = load_catalog()["A100"]["sources"]["fp8_tflops"]
+    assert "int8" in src and "narrow_formats.csv" in src
+
+
+def test_catalog_file_is_fresh():
+    # models/catalog.json is what build_catalog() makes of the shared tables and models/*.csv
+    from fedopt.normalize.catalog import CATALOG_PATH, build_catalog
+
+    assert json.loads(CATALOG_PATH.read_text())["cards"] == json.loads(json.dumps(build_catalog()))
+
+
+def test_cards_file_narrow_peaks_from_the_twin(tmp_path):
+    p = tmp_path / "cards.json"
+    base = {"vendor": "nvidia", "stack": "cuda", "memory_gb": 180, "mem_bw_gbs": 8000}
+    p.write_text(
+        json.dumps([base | {"id": "B200", "bf16_tflops": 2100}, base | {"id": "B200 x", "bf16_tflops": 2250, "fp4_tflops": 7000}])
+    )
+    low, own = load_cards_file(p)
+    assert (low.fp8_tflops, low.fp4_tflops) == (pytest.approx(4200), pytest.approx(8400))  # the twin's ratios to BF16
+    assert (own.fp8_tflops, own.fp4_tflops) == (4500, 7000)  # a figure given wins
+    p.write_text(json.dumps([base | {"id": "X", "bf16_tflops": 10, "fp8_tflops": "fast"}]))
+    with pytest.raises(InputError) as err:
+        load_cards_file(p)
+    assert "[0].fp8_tflops" in str(err.value)
 
 
 def test_catalog_covers_the_issue_cards_with_sources():

@@ -1,4 +1,4 @@
-"""Held-out MLPerf Inference results (never fitted on) and the power-limited clock term."""
+"""Held-out MLPerf Inference and Training results (never fitted on) and the power-limited clock term."""
 
 from __future__ import annotations
 
@@ -83,9 +83,17 @@ def test_kappa_never_negative():
     assert ThroughputModel().fit(data).fitted.kappa >= 0.0
 
 
+def test_held_out_pooled_meets_half_the_baseline():
+    # every held-out row, fitted as the command fits one user's file holding them all (~35 s):
+    # measured 7.3% against the peak-TFLOPS ratio's 15.2% (docs/normalize.md; 7.9% before the
+    # 8-bit / 4-bit format shares)
+    res = leave_one_card_out(held_out_measurements(), hyper=Hyper(**scaleout_hyper()), card_priors=card_priors())
+    tab = summary(res).set_index("data").loc["all"]
+    assert tab["model_median"] <= 0.5 * tab["peak_tflops_median"]
+
+
 def test_held_out_inference_beats_the_baselines(inference):
-    # fitted as the command fits a user's file; measured: all 9.1%, v4.1 5.5%, v5.1 14.8% against
-    # the peak-TFLOPS ratio's 15.2 / 14.0 / 18.2% (docs/normalize.md)
+    # v4.1 fitted alone as the command fits a user's file (docs/normalize.md has every set's figures)
     d = inference[inference["source"] == "inference-v4.1"]
     res = leave_one_card_out(d, hyper=Hyper(**scaleout_hyper()), card_priors=card_priors())
     tab = summary(res).set_index("data").loc["all"]
@@ -94,8 +102,8 @@ def test_held_out_inference_beats_the_baselines(inference):
 
 
 def test_held_out_training_beats_the_baseline():
-    # Llama 2 70B LoRA on nine cards, seven of them absent from the shared data: measured 4.6%
-    # against the peak-TFLOPS ratio's 14.0%; all five benchmarks 9.4% against 16.5% (docs/normalize.md)
+    # Llama 2 70B LoRA on nine cards, seven of them absent from the shared data: measured 5.3%
+    # against the peak-TFLOPS ratio's 14.0%; all five benchmarks 10.2% against 16.5% (docs/normalize.md)
     d = mlperf_training_held_out()
     fit = {"hyper": Hyper(**scaleout_hyper()), "card_priors": card_priors()}
     lora = summary(leave_one_card_out(d[d["workload"].str.endswith("llama2_70b_lora")], **fit)).set_index("data").loc["all"]

@@ -67,6 +67,8 @@ def test_gradient_matches_finite_differences():
         ("b", "A100", 256, 15.0),
         ("a", "H100 PCIe", 8, 0.6),
         ("b", "L4", 1, 0.02),
+        ("a", "B200", 8, 3.0),
+        ("b", "V100", 8, 0.2),
     ]  # fmt: skip  (power-limited cards: kappa's gradient)
     data = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
     model = ThroughputModel().fit(data)
