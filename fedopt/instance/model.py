@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from fedopt.errors import InputError, InputErrors
 from fedopt.instance.routes import Routes, compute_routes
 from fedopt.instance.schema import ElasticCards, InstanceDoc
-from fedopt.normalize.roofline import CardSpec, profile_rate
+from fedopt.normalize.roofline import card_specs, profile_rate
 
 BYTES_PER_GBIT_HOUR = 3600 / 8  # GB moved per hour by 1 Gbit/s
 
@@ -205,7 +205,8 @@ def build_instance(doc: InstanceDoc, source: str | None = None) -> Instance:
     job_read = np.array([sum(d.gbps for d in j.data) for j in doc.jobs], dtype=float)
 
     # rates: measured throughput first, else the profile's roofline prediction, else ineligible
-    specs = [CardSpec(c.id, c.bf16_tflops, c.mem_bw_gbs, c.memory_gb, c.scaleup_gbs) for c in doc.card_types]
+    narrow = any(j.profile is not None and j.profile.precision != "bf16" for j in doc.jobs)
+    specs = card_specs(doc.card_types, narrow=narrow)  # 8-/4-bit peaks only when a profile asks for them
     rate = np.zeros((n_j, n_t))
     for j, job in enumerate(doc.jobs):
         for t, spec in enumerate(specs):
@@ -220,6 +221,7 @@ def build_instance(doc: InstanceDoc, source: str | None = None) -> Instance:
                     pr.memory_gb,
                     spec,
                     specs[reference_type],
+                    pr.precision,
                 )
     stacks = np.array([c.stack for c in doc.card_types], dtype=object)
     type_ok = rate > 0

@@ -61,8 +61,8 @@ from scipy.optimize import minimize
 from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor
 
 RESOURCES = ("compute", "mem", "host")
-REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0, "fp8": 1979.0, "fp4": 1979.0}
-FORMATS = ("bf16", "fp8", "fp4")  # H100 SXM: x = 1 on it
+REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0, "fp8": 1979.0, "fp4": 1979.0}  # H100 SXM: x = 1 on it
+FORMATS = ("bf16", "fp8", "fp4")  # matrix number formats (fp8: 8 bits, FP8 or INT8)
 SCALEOUT_GBS = 50.0  # per card between nodes (400 Gb/s)
 NO_TENSOR = -30.0  # logit of rho for a workload with no evidence of matrix-unit use
 
@@ -101,7 +101,8 @@ def comm_factor(n: np.ndarray | int) -> np.ndarray:
 
 
 def card_logs(card: Card, n: np.ndarray | int) -> np.ndarray:
-    """[len(n), 4]: log inverse capacities (bf16, fp32, mem, collective bandwidth at n cards), 0 = an H100 SXM."""
+    """[len(n), 6]: log inverse capacities (bf16, fp32, mem, collective bandwidth at n cards, 8-bit and
+    4-bit matrix peaks), 0 = an H100 SXM."""
     n = np.atleast_1d(np.asarray(n, dtype=float))
     domain = card.domain
     counts, at = np.unique(np.minimum(n, domain), return_inverse=True)
@@ -215,8 +216,8 @@ class Fitted:
     loss: float = 0.0
     info: dict = field(default_factory=dict)
     kappa: float = 0.0  # share of a card's power deficit in its efficiency
-    xi: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))  # [W, 2] matrix time at <= 8 bits, at 4 bits
-    xi0: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    formats: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))  # [W, 2] matrix time at <= 8 bits, at 4 bits
+    formats0: np.ndarray = field(default_factory=lambda: np.zeros(2))  # the prior's: an unmeasured workload's
 
 
 class ThroughputModel:
@@ -244,7 +245,7 @@ class ThroughputModel:
         return self.resolver.resolve(key)
 
     def _rows(self, keys: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Log inverse capacities [N, 4] and efficiency masks [N, 2] (compute, mem) of rows."""
+        """Log inverse capacities [N, 6] (``card_logs``) and efficiency masks [N, 2] (compute, mem) of rows."""
         L = np.empty((len(keys), 6))
         m = np.empty((len(keys), 2))
         codes, uniq = pd.factorize(np.asarray(keys, dtype=object))  # integer codes: cheap to compare
@@ -254,7 +255,9 @@ class ThroughputModel:
             if card is None:  # no specs: a typical card whose efficiency scales it all
                 L[idx] = card_logs(Card(key, 1.0, 1.0), n[idx])
                 L[idx, :3] = self._typical
-                L[idx, 4:] = self._typical[0] + np.log(REF["fp8"] / REF["bf16"] / 2)  # the reference's ratios
+                L[idx, 4:] = self._typical[0] + np.log(
+                    REF["fp8"] / REF["bf16"] / 2
+                )  # 8-/4-bit peaks 2x BF16, as on the reference
                 m[idx] = 1.0
             else:
                 L[idx] = card_logs(card, n[idx])
@@ -354,21 +357,21 @@ class ThroughputModel:
         offs = np.cumsum([0, *sizes])
 
         def unpack(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, xi = (
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, fm = (
                 p[offs[i] : offs[i + 1]] for i in range(len(sizes))
             )
             return (
                 a, th.reshape(W, R), th0, ph, ph0[0], eta, ea, ev, mu[0], k, k0[0], gam[0], U.reshape(C, K), V.reshape(W, K),
-                thg.reshape(G, R), phg, kg, ps, ps0[0], bet[0], psg, kap[0], xi.reshape(W, F),
+                thg.reshape(G, R), phg, kg, ps, ps0[0], bet[0], psg, kap[0], fm.reshape(W, F),
             )  # fmt: skip
 
         def f(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, xi = unpack(p)
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, fm = unpack(p)
             sw = _softmax(th)
             sh = sw[iw]
             rho = _sigmoid(ph + phi_off)
             rr = rho[iw]
-            lt_ = matrix_logs(xi[iw], LF)
+            lt_ = matrix_logs(fm[iw], LF)
             e = eta[ic]
             xc = np.exp(rr * lt_ + (1 - rr) * lf - e * mc)
             xm = np.exp(lm - e * mm)
@@ -387,12 +390,12 @@ class ThroughputModel:
             dth = g[:, None] * (sh - sx / tau[:, None])  # d pred / d theta_k = s_k (1 - x_k / tau)
             gth = np.stack([np.bincount(iw, dth[:, j], W) for j in range(R)], axis=1)
             gph = np.bincount(iw, -g * sx[:, 0] * (lt_ - lf) / tau, W) * rho * (1 - rho)
-            dxi = (-g * sx[:, 0] * rr / tau)[:, None] * np.diff(LF, axis=1)
-            gxi = np.stack([np.bincount(iw, dxi[:, j], W) for j in range(F)], axis=1)
+            dfm = (-g * sx[:, 0] * rr / tau)[:, None] * np.diff(LF, axis=1)
+            gfm = np.stack([np.bincount(iw, dfm[:, j], W) for j in range(F)], axis=1)
             # format shares toward the prior itself, not a group's: a format is a job's own recipe
-            d = xi - fmt_prior
+            d = fm - fmt_prior
             loss += h.lam_format * (d**2).sum()
-            gxi += 2 * h.lam_format * d
+            gfm += 2 * h.lam_format * d
             geta = np.bincount(ic, g * (sx[:, 0] * mc + sx[:, 1] * mm) / tau, C)
             dov = -g / (1 + ov)
             gk = np.bincount(iw, dov * ovc, W)
@@ -469,7 +472,7 @@ class ThroughputModel:
             gU += 2 * h.lam_uv * U
             gV += 2 * h.lam_uv * V
             parts = [ga, gth.ravel(), gth0, gph, [gph0], geta, gea, gev, [gmu], gk, [gk0], [ggam], gU.ravel(), gV.ravel()]
-            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg, gps, [gps0], [gbet], gpsg, [gkap], gxi.ravel()])
+            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg, gps, [gps0], [gbet], gpsg, [gkap], gfm.ravel()])
             return loss, grad
 
         shrink = {"w": np.ones(W)}
@@ -523,7 +526,7 @@ class ThroughputModel:
                 shrink["w"] = np.clip(h.share_spread / np.maximum(spread, 1e-9), h.shrink_min, 10.0)[wg]
                 res = minimize(f, res.x, jac=True, method="L-BFGS-B", options=opts, bounds=bounds)
         self._objective, self._solution = f, res.x  # loss and gradient, for tests and diagnostics
-        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap, xi = unpack(res.x)
+        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap, fm = unpack(res.x)
         # workloads measured on one card only: their ratios across cards come from their group's
         # workloads measured on two or more (see _one_card_ratios)
         cells_of: dict[str, dict[str, dict[int, float]]] = {}
@@ -556,7 +559,7 @@ class ThroughputModel:
             float(res.fun),
             {"nit": int(res.nit), "converged": bool(res.success)},
             float(kap),
-            xi,
+            fm,
             fmt_prior,
         )
         return self
@@ -575,8 +578,8 @@ class ThroughputModel:
         t = fz.theta[i] if i is not None else fz.theta0
         out = dict(zip(RESOURCES, _softmax(t).tolist(), strict=True))
         out["tensor"] = float(_sigmoid(fz.phi[i] if i is not None else fz.phi0))
-        u8, u4 = fz.xi[i] if i is not None else np.clip(fz.xi0, 0.0, 1.0)
-        out |= {"bf16": 1.0 - max(u8, u4), "fp8": max(u8 - u4, 0.0), "fp4": float(u4)}
+        u8, u4 = (float(v) for v in (fz.formats[i] if i is not None else fz.formats0))
+        out |= {"bf16": 1.0 - max(u8, u4), "fp8": max(u8 - u4, 0.0), "fp4": u4}
         return out
 
     def efficiency(self, name: str) -> float:
@@ -650,8 +653,8 @@ class ThroughputModel:
         a = np.where(kw, a, float(np.mean(fz.a)) if W else 0.0)
         th = np.where(kw[:, None], fz.theta[iw] if W else 0.0, fz.theta0[None, :])
         ph = np.where(kw, fz.phi[iw] if W else 0.0, fz.phi0)
-        xi = np.where(kw[:, None], fz.xi[iw] if W else 0.0, np.clip(fz.xi0, 0.0, 1.0)[None, :])
-        lt_ = matrix_logs(xi, L[:, [0, 4, 5]])
+        fm = np.where(kw[:, None], fz.formats[iw] if W else 0.0, fz.formats0[None, :])
+        lt_ = matrix_logs(fm, L[:, [0, 4, 5]])
         kk = np.where(kw, fz.k[iw] if W else 0.0, fz.k0)
         V = np.where(kw[:, None], fz.V[iw] if W else 0.0, 0.0).reshape(N, K)
         prior = {k: self._eta_prior(k) for k in set(keys) if k not in self._ci}  # once per card, not per row

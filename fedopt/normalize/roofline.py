@@ -2,11 +2,15 @@
 
 The time of one unit of work on a card is ``max(compute, memory traffic) + communication``;
 the rate is the ideal compute time on the reference card divided by that time, so a
-compute-bound job on the reference card runs at exactly 1.0 per card-hour.
+compute-bound job on the reference card runs at exactly 1.0 per card-hour. Compute runs at the
+card's dense matrix peak in the profile's ``precision`` (BF16 by default; an FP8/INT8 or FP4 job
+gets the card's 8-bit or 4-bit peak where it has one, the next wider one where it has not).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # Scale-up bandwidth assumed when a card gives none: PCIe Gen4 x16, one direction, GB/s.
@@ -21,11 +25,39 @@ class CardSpec:
     memory_gb: float
     scaleup_gbs: float | None = None
     efficiency: float = 1.0  # achievable share of peak compute, calibrated per card
+    fp8_tflops: float | None = None  # dense 8-bit matrix peak (FP8, or INT8 where there is no FP8)
+    fp4_tflops: float | None = None  # dense FP4 matrix peak
+
+    def matrix_tflops(self, precision: str = "bf16") -> float:
+        """Dense matrix peak at ``precision``; a card without that format runs the next wider one."""
+        peak = self.bf16_tflops
+        if precision in ("fp8", "int8", "fp4"):
+            peak = max(peak, self.fp8_tflops or 0.0)
+        if precision == "fp4":
+            peak = max(peak, self.fp4_tflops or 0.0)
+        return peak
 
 
-def unit_time_s(tflop: float, gb_moved: float, comm_gb: float, card: CardSpec) -> float:
+def card_specs(card_types: Sequence, narrow: bool = False) -> list[CardSpec]:
+    """``CardSpec`` of each instance card type. ``narrow``: with the 8-bit and 4-bit peaks of its
+    catalog twin (same family, BF16 within 10%; scaled by their BF16 ratio): the instance form
+    carries the BF16 peak only. Off by default: it reads the catalog."""
+    specs = [CardSpec(c.id, c.bf16_tflops, c.mem_bw_gbs, c.memory_gb, c.scaleup_gbs) for c in card_types]
+    if not narrow:
+        return specs
+    from fedopt.normalize.cards import CardResolver, from_card_type
+
+    res = CardResolver()
+    out = []
+    for spec, ct in zip(specs, card_types, strict=True):
+        card = from_card_type(ct, res)
+        out.append(dataclasses.replace(spec, fp8_tflops=card.fp8_tflops, fp4_tflops=card.fp4_tflops))
+    return out
+
+
+def unit_time_s(tflop: float, gb_moved: float, comm_gb: float, card: CardSpec, precision: str = "bf16") -> float:
     """Seconds for one unit of work on one card."""
-    compute = tflop / (card.bf16_tflops * card.efficiency)
+    compute = tflop / (card.matrix_tflops(precision) * card.efficiency)
     memory = gb_moved / card.mem_bw_gbs
     comm = comm_gb / (card.scaleup_gbs or DEFAULT_SCALEUP_GBS)
     return max(compute, memory) + comm
@@ -38,12 +70,13 @@ def profile_rate(
     memory_gb: float,
     card: CardSpec,
     reference: CardSpec,
+    precision: str = "bf16",
 ) -> float:
     """Rate on ``card`` in reference-card units; 0 when the job does not fit in its memory."""
     if memory_gb > card.memory_gb:
         return 0.0
-    ideal_ref = tflop_per_unit / reference.bf16_tflops
-    return ideal_ref / unit_time_s(tflop_per_unit, gb_per_unit, comm_gb_per_unit, card)
+    ideal_ref = tflop_per_unit / reference.matrix_tflops(precision)
+    return ideal_ref / unit_time_s(tflop_per_unit, gb_per_unit, comm_gb_per_unit, card, precision)
 
 
 # ---------------------------------------------------------------------- calibrated efficiencies (opt-in)
@@ -55,8 +88,6 @@ def calibrated(card: CardSpec, reference: CardSpec | None = None, params: dict |
     a card measured in the calibration takes its own efficiency, another its architecture's (an
     H20 takes Hopper's), vendor's, or the common one. Without the file every efficiency is 1.
     """
-    import dataclasses
-
     from fedopt.normalize.calibrate import efficiency, load_params
     from fedopt.normalize.cards import CardResolver
 
@@ -79,7 +110,9 @@ def profile_rate_calibrated(
     card: CardSpec,
     reference: CardSpec,
     params: dict | None = None,
+    precision: str = "bf16",
 ) -> float:
     """``profile_rate`` with calibrated per-card efficiencies (the reference card's is 1)."""
     ref = calibrated(reference, reference, params)
-    return profile_rate(tflop_per_unit, gb_per_unit, comm_gb_per_unit, memory_gb, calibrated(card, reference, params), ref)
+    card = calibrated(card, reference, params)
+    return profile_rate(tflop_per_unit, gb_per_unit, comm_gb_per_unit, memory_gb, card, ref, precision)

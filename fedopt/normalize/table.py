@@ -25,14 +25,17 @@ import pandas as pd
 
 from fedopt.normalize.cards import CardResolver, from_card_type
 from fedopt.normalize.model import ThroughputModel
-from fedopt.normalize.roofline import CardSpec, profile_rate, profile_rate_calibrated
+from fedopt.normalize.roofline import card_specs, profile_rate, profile_rate_calibrated
 
 
 def _class_label(job) -> str:
     p = job.profile
     if p is None:
         return job.id
-    return f"{job.kind} {p.params_b:g}B {p.tflop_per_unit:g}TF/{p.gb_per_unit:g}GB/{p.comm_gb_per_unit:g}GB mem{p.memory_gb:g}"
+    fmt = "" if p.precision == "bf16" else f" {p.precision}"
+    return (
+        f"{job.kind} {p.params_b:g}B {p.tflop_per_unit:g}TF/{p.gb_per_unit:g}GB/{p.comm_gb_per_unit:g}GB mem{p.memory_gb:g}{fmt}"
+    )
 
 
 def rate_table(instance, by: str = "job", calibrated: bool = True) -> pd.DataFrame:
@@ -45,9 +48,9 @@ def rate_table(instance, by: str = "job", calibrated: bool = True) -> pd.DataFra
     catalog = CardResolver()
     cards = [from_card_type(t, catalog) for t in types]
     resolver = CardResolver(extra=cards)
-    specs = [CardSpec(t.id, t.bf16_tflops, t.mem_bw_gbs, t.memory_gb, t.scaleup_gbs) for t in types]
-    ref = specs[instance.reference_type]
     jobs = list(doc.jobs)
+    specs = card_specs(types, narrow=any(j.profile is not None and j.profile.precision != "bf16" for j in jobs))
+    ref = specs[instance.reference_type]
     table = np.zeros((len(jobs), len(ids)))
 
     rows = [(j.id, t, 1, r) for j in jobs for t, r in j.throughput.items() if t in ids and r > 0]
@@ -69,7 +72,10 @@ def rate_table(instance, by: str = "job", calibrated: bool = True) -> pd.DataFra
             p = job.profile
             rate = profile_rate_calibrated if calibrated else profile_rate
             from_profile = np.array(
-                [rate(p.tflop_per_unit, p.gb_per_unit, p.comm_gb_per_unit, p.memory_gb, s, ref) for s in specs]
+                [
+                    rate(p.tflop_per_unit, p.gb_per_unit, p.comm_gb_per_unit, p.memory_gb, s, ref, precision=p.precision)
+                    for s in specs
+                ]
             )
             known = [(from_profile[ids.index(t)], measured[t]) for t in pos if from_profile[ids.index(t)] > 0]
             if known:

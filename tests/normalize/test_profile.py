@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
+from fedopt.instance.load import parse_instance
 from fedopt.normalize.catalog import card_type
 from fedopt.normalize.model import ThroughputModel
-from fedopt.normalize.roofline import CardSpec, calibrated, profile_rate, profile_rate_calibrated
+from fedopt.normalize.roofline import CardSpec, calibrated, card_specs, profile_rate, profile_rate_calibrated
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def spec(name: str) -> CardSpec:
@@ -78,3 +84,34 @@ def test_workload_on_one_card_and_unknown_card():
     p = model.predict(q)
     assert p[0] > 10.0 > p[1] > 0  # from specs, with the common shares
     assert p[2] > 0 and p[3] > 0
+
+
+def test_precision_picks_the_cards_peak_in_that_format():
+    # by hand: a compute-bound FP4 job against an H100 (no FP4: its FP8 1979 counts): B200 9000 /
+    # 1979; at BF16 2250 / 989. V100 has no INT8/FP8 matrix units: an FP8 job runs at its BF16 125
+    h100, b200, v100 = (card_specs([card_type(n)], narrow=True)[0] for n in ("H100-SXM-80GB", "B200-SXM-180GB", "V100-SXM2-32GB"))
+    assert profile_rate(1.0, 0.0, 0.0, 10, h100, h100, "fp4") == pytest.approx(1.0)  # still 1 on the reference
+    assert profile_rate(1.0, 0.0, 0.0, 10, b200, h100, "fp4") == pytest.approx(9000 / 1979)
+    assert profile_rate(1.0, 0.0, 0.0, 10, b200, h100) == pytest.approx(2250 / 989)
+    assert profile_rate(1.0, 0.0, 0.0, 10, v100, h100, "int8") == pytest.approx(125 / 1979)
+    assert card_specs([card_type("B200-SXM-180GB")])[0].fp4_tflops is None  # the catalog is read only when asked
+
+
+def test_instance_profiles_with_precision():
+    # fleet-s plus a B200 type, H800 the reference: a compute-bound FP4 job with no measurements
+    # gets B200 9000 / H800 1979 (FP8: H800 has no FP4), a BF16 one 2250 / 989; 910B has no
+    # 8-bit figure in the catalog, so an FP4 job counts its BF16 peak there
+    doc = json.loads((ROOT / "instances" / "examples" / "fleet-s.json").read_text())
+    doc["card_types"].append(card_type("B200-SXM-180GB").model_dump(exclude_none=True))
+    doc["settings"]["reference_card"] = "H800"
+    base = {"tflop_per_unit": 1.0, "gb_per_unit": 0.0, "comm_gb_per_unit": 0.0, "memory_gb": 20.0}
+    for job, precision in zip(doc["jobs"][:2], ("fp4", "bf16"), strict=True):
+        job["throughput"] = {}
+        job["profile"] = base | {"precision": precision}
+    inst = parse_instance(doc)
+    ids = [c.id for c in inst.doc.card_types]
+    fp4, bf16 = inst.rate[0], inst.rate[1]
+    assert fp4[ids.index("H800")] == pytest.approx(1.0) and bf16[ids.index("H800")] == pytest.approx(1.0)
+    assert fp4[ids.index("B200-SXM-180GB")] == pytest.approx(9000 / 1979)
+    assert bf16[ids.index("B200-SXM-180GB")] == pytest.approx(2250 / 989)
+    assert fp4[ids.index("910B")] == pytest.approx(320 / 1979)
