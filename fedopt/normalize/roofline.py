@@ -38,21 +38,20 @@ class CardSpec:
         return peak
 
 
-def card_specs(card_types: Sequence, narrow: bool = False) -> list[CardSpec]:
+def card_specs(card_types: Sequence, narrow: bool = False, cards: Sequence | None = None) -> list[CardSpec]:
     """``CardSpec`` of each instance card type. ``narrow``: with the 8-bit and 4-bit peaks of its
     catalog twin (same family, BF16 within 10%; scaled by their BF16 ratio): the instance form
-    carries the BF16 peak only. Off by default: it reads the catalog."""
+    carries the BF16 peak only. Off by default: it reads the catalog. ``cards``: the types already
+    resolved (``cards.from_card_type``), whose peaks are taken as they are."""
     specs = [CardSpec(c.id, c.bf16_tflops, c.mem_bw_gbs, c.memory_gb, c.scaleup_gbs) for c in card_types]
-    if not narrow:
+    if cards is None and not narrow:
         return specs
-    from fedopt.normalize.cards import CardResolver, from_card_type
+    if cards is None:
+        from fedopt.normalize.cards import CardResolver, from_card_type
 
-    res = CardResolver()
-    out = []
-    for spec, ct in zip(specs, card_types, strict=True):
-        card = from_card_type(ct, res)
-        out.append(dataclasses.replace(spec, fp8_tflops=card.fp8_tflops, fp4_tflops=card.fp4_tflops))
-    return out
+        res = CardResolver()
+        cards = [from_card_type(ct, res) for ct in card_types]
+    return [dataclasses.replace(s, fp8_tflops=c.fp8_tflops, fp4_tflops=c.fp4_tflops) for s, c in zip(specs, cards, strict=True)]
 
 
 def unit_time_s(tflop: float, gb_moved: float, comm_gb: float, card: CardSpec, precision: str = "bf16") -> float:

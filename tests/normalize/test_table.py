@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fedopt.cli import main
 from fedopt.instance import parse_instance
@@ -67,3 +68,19 @@ def test_table_json(capsys):
     assert main(["normalize", "--table", str(TINY / "eligibility.json"), "--by-job", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["reference"] == "H100" and data["rows"]["ASC"]["910B"] == 0.6
+
+
+def test_profile_precision_in_the_table():
+    # a compute-bound INT8 job and the same job at BF16 on tiny's cards: the same peak ratios (each
+    # card's 8-bit peak is twice its BF16 one) except 910B, which has no 8-bit figure in the catalog
+    doc = tiny_doc("eligibility")
+    profile = {"tflop_per_unit": 1.0, "gb_per_unit": 0.0, "comm_gb_per_unit": 0.0, "memory_gb": 10.0}
+    doc["jobs"] = [
+        {"id": "int8", "cards": 8, "profile": profile | {"precision": "int8"}},
+        {"id": "bf16", "cards": 8, "profile": profile},
+    ]
+    df = rate_table(parse_instance(doc), by="class", calibrated=False)
+    int8, bf16 = (df.loc[next(i for i in df.index if i.endswith(" int8") == want)] for want in (True, False))
+    assert int8["H100"] == bf16["H100"] == 1.0
+    assert int8["A100"] == pytest.approx(624 / 1979) and bf16["A100"] == pytest.approx(312 / 989)
+    assert int8["910B"] == pytest.approx(320 / 1979) and bf16["910B"] == pytest.approx(320 / 989)
