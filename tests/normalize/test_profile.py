@@ -99,8 +99,8 @@ def test_precision_picks_the_cards_peak_in_that_format():
 
 def test_instance_profiles_with_precision():
     # fleet-s plus a B200 type, H800 the reference: a compute-bound FP4 job with no measurements
-    # gets B200 9000 / H800 1979 (FP8: H800 has no FP4), a BF16 one 2250 / 989; 910B has no
-    # 8-bit figure in the catalog, so an FP4 job counts its BF16 peak there
+    # gets B200 9000 / H800 1979 (FP8: H800 has no FP4), a BF16 one 2250 / 989; 910B has no FP4,
+    # so an FP4 job counts its INT8 640 there
     doc = json.loads((ROOT / "instances" / "examples" / "fleet-s.json").read_text())
     doc["card_types"].append(card_type("B200-SXM-180GB").model_dump(exclude_none=True))
     doc["settings"]["reference_card"] = "H800"
@@ -114,4 +114,4 @@ def test_instance_profiles_with_precision():
     assert fp4[ids.index("H800")] == pytest.approx(1.0) and bf16[ids.index("H800")] == pytest.approx(1.0)
     assert fp4[ids.index("B200-SXM-180GB")] == pytest.approx(9000 / 1979)
     assert bf16[ids.index("B200-SXM-180GB")] == pytest.approx(2250 / 989)
-    assert fp4[ids.index("910B")] == pytest.approx(320 / 1979)
+    assert fp4[ids.index("910B")] == pytest.approx(640 / 1979)

@@ -71,9 +71,12 @@ def test_table_json(capsys):
 
 
 def test_profile_precision_in_the_table():
-    # a compute-bound INT8 job and the same job at BF16 on tiny's cards: the same peak ratios (each
-    # card's 8-bit peak is twice its BF16 one) except 910B, which has no 8-bit figure in the catalog
+    # a compute-bound INT8 job and the same job at BF16 on tiny's cards plus a V100: the same peak
+    # ratios (each card's 8-bit peak is twice its BF16 one) except the V100, which has no INT8 or
+    # FP8 matrix units (its BF16 peak counts)
     doc = tiny_doc("eligibility")
+    v100 = {"id": "V100", "vendor": "nvidia", "stack": "cuda", "memory_gb": 32, "bf16_tflops": 125, "mem_bw_gbs": 900}
+    doc["card_types"].append(v100)
     profile = {"tflop_per_unit": 1.0, "gb_per_unit": 0.0, "comm_gb_per_unit": 0.0, "memory_gb": 10.0}
     doc["jobs"] = [
         {"id": "int8", "cards": 8, "profile": profile | {"precision": "int8"}},
@@ -83,4 +86,5 @@ def test_profile_precision_in_the_table():
     int8, bf16 = (df.loc[next(i for i in df.index if i.endswith(" int8") == want)] for want in (True, False))
     assert int8["H100"] == bf16["H100"] == 1.0
     assert int8["A100"] == pytest.approx(624 / 1979) and bf16["A100"] == pytest.approx(312 / 989)
-    assert int8["910B"] == pytest.approx(320 / 1979) and bf16["910B"] == pytest.approx(320 / 989)
+    assert int8["910B"] == pytest.approx(640 / 1979) and bf16["910B"] == pytest.approx(320 / 989)
+    assert int8["V100"] == pytest.approx(125 / 1979) and bf16["V100"] == pytest.approx(125 / 989)
