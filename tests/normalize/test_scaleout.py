@@ -69,7 +69,7 @@ def test_gradient_matches_finite_differences():
         ("b", "L4", 1, 0.02),
         ("a", "B200", 8, 3.0),
         ("b", "V100", 8, 0.2),
-    ]  # fmt: skip  (power-limited cards: kappa's gradient)
+    ]  # fmt: skip  (power-limited cards: kappa's gradient; B200 and V100: the format shares')
     data = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
     model = ThroughputModel().fit(data)
     f, p = model._objective, model._solution + 0.05 * np.random.default_rng(0).standard_normal(len(model._solution))
