@@ -3,6 +3,7 @@
 normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json]
 normalize --evaluate [--measurements M.csv | --held-out] [--cards cards.json] [--by-card] [--plot FILE.png]
 normalize --measurements M.csv --speedups H100,A100,H20 [--count N] [--json]
+normalize --measurements M.csv --shares [--json]
 normalize --table instance.json [--by-job] [--json]
 normalize --calibrate
 """
@@ -187,6 +188,23 @@ def _speedups(args) -> int:
     return 0
 
 
+def _shares(args) -> int:
+    if not args.measurements:
+        raise InputError("--shares", "needs --measurements M.csv (the workloads to describe)")
+    meas = _read_measurements(args)
+    model = _fit(args, meas, _resolver(args))
+    tab = model.share_table(list(dict.fromkeys(meas["workload"])))
+    if args.json:
+        _out(tab.to_json(orient="index", double_precision=6, indent=1))
+        return 0
+    _out(
+        "per workload: time shares on the reference card (an H100 SXM: compute, mem, host), the share of\n"
+        "compute on matrix units (tensor), and that matrix time's shares by number format (bf16, fp8, fp4)"
+    )
+    _out(tab.to_string(float_format=lambda v: f"{v:.3f}"))
+    return 0
+
+
 def _table(args) -> int:
     from fedopt.instance import load_instance
     from fedopt.normalize.table import format_table, rate_table, table_json
@@ -206,16 +224,17 @@ def _calibrate(args) -> int:
 
 
 def cmd_normalize(args: argparse.Namespace) -> int:
-    modes = [m for m in ("evaluate", "table", "calibrate", "speedups") if getattr(args, m)]
+    modes = [m for m in ("evaluate", "table", "calibrate", "speedups", "shares") if getattr(args, m)]
     predicting = args.query is not None or args.out is not None
     if len(modes) + predicting > 1:
-        raise InputError("normalize", "choose one of --query/--out, --evaluate, --speedups, --table, --calibrate")
+        raise InputError("normalize", "choose one of --query/--out, --evaluate, --speedups, --shares, --table, --calibrate")
     if predicting or not modes:
         missing = [f"--{k}" for k in ("measurements", "query", "out") if getattr(args, k) is None]
         if missing:
             raise InputError("normalize", f"missing {', '.join(missing)} (or use --evaluate, --table, --calibrate)")
         return _predict(args)
-    return {"evaluate": _evaluate, "table": _table, "calibrate": _calibrate, "speedups": _speedups}[modes[0]](args)
+    run = {"evaluate": _evaluate, "table": _table, "calibrate": _calibrate, "speedups": _speedups, "shares": _shares}
+    return run[modes[0]](args)
 
 
 def add_normalize(sub) -> None:
@@ -256,9 +275,14 @@ def add_normalize(sub) -> None:
         help="with --measurements: each workload's predicted throughput on these card types over the first's",
     )
     p.add_argument("--count", type=int, default=1, metavar="N", help="with --speedups: cards per job (default 1)")
+    p.add_argument(
+        "--shares",
+        action="store_true",
+        help="with --measurements: what the fit read per workload (time shares, tensor fraction, number formats)",
+    )
     p.add_argument("--table", metavar="instance.json", help="print the instance's rate table (job class x card type)")
     p.add_argument("--by-job", action="store_true", help="with --table: one row per job")
-    p.add_argument("--json", action="store_true", help="with --table or --speedups: JSON")
+    p.add_argument("--json", action="store_true", help="with --table, --speedups or --shares: JSON")
     p.add_argument("--calibrate", action="store_true", help="refit models/normalize_params.json on the shared measurements")
     p.add_argument("--no-priors", action="store_true", help="do not use the calibrated per-card efficiencies")
     p.add_argument("-q", "--quiet", action="store_true", help="no notes on stderr")

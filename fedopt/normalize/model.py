@@ -582,6 +582,14 @@ class ThroughputModel:
         out |= {"bf16": 1.0 - max(u8, u4), "fp8": max(u8 - u4, 0.0), "fp4": u4}
         return out
 
+    def share_table(self, workloads: list[str] | None = None) -> pd.DataFrame:
+        """[workloads x shares]: ``shares`` of each workload (default: the fitted ones), a frame for
+        notebooks and ``normalize --shares``: what the fit read from each job's measurements."""
+        workloads = list(self._need().workloads) if workloads is None else list(workloads)
+        out = pd.DataFrame([self.shares(w) for w in workloads], index=pd.Index(workloads, name="workload"))
+        out.columns.name = "share"
+        return out
+
     def efficiency(self, name: str) -> float:
         """exp(eta): the card's achieved share of its compute peaks relative to the reference card."""
         fz = self._need()

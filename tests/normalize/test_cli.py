@@ -197,3 +197,17 @@ def test_speedups_table(files, capsys):
     assert abs(doc["rows"]["bert"]["L40S"] - 0.031 / 0.186) < 1e-3
     assert main(["normalize", "--speedups", "H100"]) == 2
     assert "needs --measurements" in capsys.readouterr().err
+
+
+def test_shares(files, capsys):
+    m, _ = files
+    assert main(["normalize", "--measurements", str(m), "--shares"]) == 0
+    out = capsys.readouterr().out
+    assert "number format" in out and "bert" in out
+    assert main(["normalize", "--measurements", str(m), "--shares", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    bert = doc["bert"]
+    assert abs(bert["compute"] + bert["mem"] + bert["host"] - 1) < 1e-5  # time shares
+    assert abs(bert["bf16"] + bert["fp8"] + bert["fp4"] - 1) < 1e-5 and 0 <= bert["tensor"] <= 1
+    assert main(["normalize", "--shares"]) == 2
+    assert "needs --measurements" in capsys.readouterr().err
