@@ -37,14 +37,19 @@ def _read_measurements(args):
     return meas[list(MEASUREMENT_COLUMNS)]
 
 
-def _fit(args, meas, resolver):
-    """The model as the command fits it: calibrated card priors (unless --no-priors) and the
+def _fit_settings(args) -> dict:
+    """How the command fits a user's file: calibrated card priors (unless --no-priors) and the
     calibrated scale-out slowdown as the prior of how jobs slow past one node."""
     from fedopt.normalize.calibrate import card_priors, scaleout_hyper
-    from fedopt.normalize.model import Hyper, ThroughputModel
+    from fedopt.normalize.model import Hyper
 
-    priors = {} if args.no_priors else card_priors()
-    return ThroughputModel(resolver=resolver, hyper=Hyper(**scaleout_hyper()), card_priors=priors).fit(meas)
+    return {"hyper": Hyper(**scaleout_hyper()), "card_priors": {} if args.no_priors else card_priors()}
+
+
+def _fit(args, meas, resolver):
+    from fedopt.normalize.model import ThroughputModel
+
+    return ThroughputModel(resolver=resolver, **_fit_settings(args)).fit(meas)
 
 
 def _predict(args) -> int:
@@ -84,9 +89,6 @@ def _evaluate(args) -> int:
     if args.measurements and args.held_out:
         raise InputError("--held-out", "give --measurements or --held-out, not both")
     if args.measurements or args.held_out:
-        from fedopt.normalize.calibrate import card_priors, scaleout_hyper
-        from fedopt.normalize.model import Hyper
-
         if args.held_out:
             from fedopt.normalize.data import held_out_measurements
 
@@ -99,8 +101,7 @@ def _evaluate(args) -> int:
             data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
             data = data[list(MEASUREMENT_COLUMNS) + (["source"] if "source" in data.columns else [])]
             what = str(args.measurements)
-        # the model as the command fits it (calibrated on the shared data, which these are not)
-        fit_as = {"hyper": Hyper(**scaleout_hyper()), "card_priors": {} if args.no_priors else card_priors()}
+        fit_as = _fit_settings(args)  # as the command fits a user's file (calibrated on the shared data, which these are not)
     else:
         data = shared_measurements()
         what = "shared measurements (Gavel physical; MLPerf Training v3.1-v4.1 at 8 accelerators)"

@@ -175,6 +175,10 @@ def shared_measurements(scaleout: bool = False) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def _inference_files() -> list[Path]:
+    return sorted(INFERENCE_DIR.glob("inference_v*_closed_datacenter_offline.csv"))
+
+
 def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
     """MLPerf Inference Offline results in the measurement format (``source`` = the round).
 
@@ -184,7 +188,7 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
     accelerators (CPU only), multi-node systems (``a#`` counts per node there) and cards without
     specs in the catalog (UntetherAI speedAI240, Intel Arc Pro B60) are left out.
     """
-    paths = paths or sorted(INFERENCE_DIR.glob("inference_v*_closed_datacenter_offline.csv"))
+    paths = paths or _inference_files()
     parts = []
     for path in paths:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -216,7 +220,7 @@ def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
 def held_out_measurements() -> pd.DataFrame:
     """Everything in ``data/`` (MLPerf Inference v4.1/v5.1, MLPerf Training v5.1 at 8 accelerators),
     with ``source``: the set ``normalize --evaluate --held-out`` runs on."""
-    files = sorted(INFERENCE_DIR.glob("inference_v*_closed_datacenter_offline.csv"))
+    files = _inference_files()
     if not files or not TRAINING_RUNS_CSV.exists():
         raise InputError("held-out data", f"not found under {INFERENCE_DIR.parent} (it ships with the source tree)")
     return pd.concat([mlperf_inference(files), mlperf_training_held_out()], ignore_index=True)

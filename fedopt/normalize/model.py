@@ -63,6 +63,7 @@ from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor
 RESOURCES = ("compute", "mem", "host")
 REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0, "fp8": 1979.0, "fp4": 1979.0}  # H100 SXM: x = 1 on it
 FORMATS = ("bf16", "fp8", "fp4")  # matrix number formats (fp8: 8 bits, FP8 or INT8)
+MATRIX_COLUMNS = [0, 4, 5]  # card_logs' columns of the formats' peaks
 SCALEOUT_GBS = 50.0  # per card between nodes (400 Gb/s)
 NO_TENSOR = -30.0  # logit of rho for a workload with no evidence of matrix-unit use
 
@@ -304,7 +305,7 @@ class ThroughputModel:
         ic = np.array([ci[c] for c in keys], dtype=np.int64)
         L, mask = self._rows(keys, n)
         lf, lm, lc = L.T[1:4]
-        LF = L[:, [0, 4, 5]]  # matrix-unit formats: BF16, 8-bit, 4-bit
+        LF = L[:, MATRIX_COLUMNS]  # matrix-unit formats: BF16, 8-bit, 4-bit
         mc, mm = mask.T
         hn = comm_factor(n)
         logn = np.log(n)
@@ -662,7 +663,7 @@ class ThroughputModel:
         th = np.where(kw[:, None], fz.theta[iw] if W else 0.0, fz.theta0[None, :])
         ph = np.where(kw, fz.phi[iw] if W else 0.0, fz.phi0)
         fm = np.where(kw[:, None], fz.formats[iw] if W else 0.0, fz.formats0[None, :])
-        lt_ = matrix_logs(fm, L[:, [0, 4, 5]])
+        lt_ = matrix_logs(fm, L[:, MATRIX_COLUMNS])
         kk = np.where(kw, fz.k[iw] if W else 0.0, fz.k0)
         V = np.where(kw[:, None], fz.V[iw] if W else 0.0, 0.0).reshape(N, K)
         prior = {k: self._eta_prior(k) for k in set(keys) if k not in self._ci}  # once per card, not per row
