@@ -62,6 +62,8 @@ NAMES = {
     "AMD Instinct MI355X": "MI355X",
     "MI350X": "MI350X",
     "TPU v3": "TPU-v3",
+    "TPU7x": "TPU7x",
+    "TPU v7 (Ironwood)": "TPU7x",
     "AWS Trainium2": "Trainium2",
     "trn1": "Trainium",
     "inf2": "Inferentia2",
