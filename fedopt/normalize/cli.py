@@ -21,6 +21,14 @@ def _out(text: str, to_stderr: bool = False) -> None:
     print(text, file=sys.stderr if to_stderr else sys.stdout, flush=True)
 
 
+def _progress(args):
+    """A status printer for long fits and evaluations: on stderr when it is a terminal and not --quiet
+    (as ``solve`` shows its rounds), else None."""
+    if args.quiet or not sys.stderr.isatty():
+        return None
+    return lambda line: _out(f"fedopt: {line}", True)
+
+
 def _resolver(args):
     from fedopt.normalize.cards import CardResolver, load_cards_file
 
@@ -49,7 +57,7 @@ def _fit_settings(args) -> dict:
 def _fit(args, meas, resolver):
     from fedopt.normalize.model import ThroughputModel
 
-    return ThroughputModel(resolver=resolver, **_fit_settings(args)).fit(meas)
+    return ThroughputModel(resolver=resolver, **_fit_settings(args)).fit(meas, progress=_progress(args))
 
 
 def _predict(args) -> int:
@@ -105,7 +113,8 @@ def _evaluate(args) -> int:
     else:
         data = shared_measurements()
         what = "shared measurements (Gavel physical; MLPerf Training v3.1-v4.1 at 8 accelerators)"
-    res = leave_one_card_out(data, resolver=resolver, **fit_as)
+    progress = _progress(args)
+    res = leave_one_card_out(data, resolver=resolver, progress=progress, **fit_as)
     if res.empty:
         raise InputError("--measurements", "no card can be left out: need measurements of a workload on two card types")
     _out(f"leave-one-card-out on {what}: absolute relative error of held-out throughputs")
@@ -119,21 +128,21 @@ def _evaluate(args) -> int:
         _out("")
         _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
     if args.architectures:
-        arch = leave_one_card_out(data, resolver=resolver, unit="architecture", **fit_as)
+        arch = leave_one_card_out(data, resolver=resolver, unit="architecture", progress=progress, **fit_as)
         _out("")
         _out(f"leave-one-architecture-out on {what}: every card of one architecture hidden at a time ('cards' = architectures)")
         _out(format_summary(summary(arch)))
     if args.one_card:
         from fedopt.normalize.evaluate import keep_one_card
 
-        one = keep_one_card(data, resolver=resolver, **fit_as)
+        one = keep_one_card(data, resolver=resolver, progress=progress, **fit_as)
         _out("")
         _out(f"workloads seen on one card, on {what}: each workload keeps one card's rows in turn, its other rows predicted")
         _out(format_summary(summary(one)))
     if not (args.measurements or args.held_out):
         from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout
 
-        so = leave_one_workload_scaleout(shared_measurements(scaleout=True), resolver=resolver)
+        so = leave_one_workload_scaleout(shared_measurements(scaleout=True), resolver=resolver, progress=progress)
         _out("")
         _out(
             "scale-out: MLPerf systems past one node, each workload's hidden and predicted from its one-node "
@@ -286,5 +295,5 @@ def add_normalize(sub) -> None:
     p.add_argument("--json", action="store_true", help="with --table, --speedups or --shares: JSON")
     p.add_argument("--calibrate", action="store_true", help="refit models/normalize_params.json on the shared measurements")
     p.add_argument("--no-priors", action="store_true", help="do not use the calibrated per-card efficiencies")
-    p.add_argument("-q", "--quiet", action="store_true", help="no notes on stderr")
+    p.add_argument("-q", "--quiet", action="store_true", help="no notes or progress on stderr")
     p.set_defaults(func=cmd_normalize)

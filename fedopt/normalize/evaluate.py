@@ -15,6 +15,8 @@ count (any count, scaled linearly, when there is none), times the ratio of one s
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -63,12 +65,13 @@ def leave_one_card_out(
     resolver: CardResolver | None = None,
     unit: str = "card",
     card_priors: dict | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Rows of ``data`` measured > 0 with their held-out predictions (``pred`` and one column per baseline).
     ``unit="architecture"`` hides all cards of one architecture at a time (a new generation:
     its efficiency cannot come from a sibling); the ``card`` column then names the architecture.
     ``card_priors`` (calibrated on the shared data) are for data other than the shared data only:
-    on the shared data they would leak the held-out card."""
+    on the shared data they would leak the held-out card. ``progress`` gets a line per fit."""
     resolver = resolver or CardResolver()
     model0 = ThroughputModel(resolver=resolver, hyper=hyper)
     keys = np.array([model0.card_key(n) for n in data["card_type"]])
@@ -77,7 +80,10 @@ def leave_one_card_out(
     elif unit != "card":
         raise ValueError(f"unit: card or architecture, not {unit!r}")
     rows = [data.iloc[:0].assign(card="", pred=0.0)]
-    for key in sorted(set(keys)):
+    folds = sorted(set(keys))
+    for i, key in enumerate(folds, 1):
+        if progress:
+            progress(f"leave-one-{unit}-out: fit {i}/{len(folds)}, {key} hidden")
         train = data[keys != key]
         seen = set(train.loc[train["throughput"] > 0, "workload"])
         test = data[(keys == key) & (data["throughput"] > 0) & data["workload"].isin(seen)]
@@ -100,6 +106,7 @@ def keep_one_card(
     resolver: CardResolver | None = None,
     workloads: list[str] | None = None,
     card_priors: dict | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Workloads seen on one card: each workload measured on two cards or more keeps the rows of
     one card in turn (all counts), the rest of its rows are hidden and predicted from those and
@@ -109,7 +116,10 @@ def keep_one_card(
     keys = np.array([ThroughputModel(resolver=resolver).card_key(n) for n in data["card_type"]])
     positive = (data["throughput"] > 0).to_numpy()
     rows = [data.iloc[:0].assign(card="", kept="", pred=0.0)]
-    for w in sorted(set(data.loc[positive, "workload"]) & set(workloads or data["workload"])):
+    turns = sorted(set(data.loc[positive, "workload"]) & set(workloads or data["workload"]))
+    for i, w in enumerate(turns, 1):
+        if progress:
+            progress(f"one card kept: workload {i}/{len(turns)}, {w}")
         mine = (data["workload"] == w).to_numpy()
         for key in sorted(set(keys[mine & positive])):
             keep = mine & (keys == key)
@@ -130,7 +140,10 @@ UNINFORMED_SCALEOUT = {"psi_prior": -2.0, "beta_prior": 1.0}
 
 
 def leave_one_workload_scaleout(
-    data: pd.DataFrame, resolver: CardResolver | None = None, workloads: list[str] | None = None
+    data: pd.DataFrame,
+    resolver: CardResolver | None = None,
+    workloads: list[str] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Scale-out rows (past one node) of each workload predicted with all of that workload's
     scale-out rows hidden: from its own rows on one node and the other workloads' scale-out rows.
@@ -149,7 +162,10 @@ def leave_one_workload_scaleout(
     one_node = ~scale & (data["cards"] == 8).to_numpy()
     rows = [out0]
     measured = set(data.loc[~scale & (data["throughput"] > 0).to_numpy(), "workload"])  # else its units are unknown
-    for w in sorted(set(data.loc[scale, "workload"]) & measured & set(workloads or data["workload"])):
+    turns = sorted(set(data.loc[scale, "workload"]) & measured & set(workloads or data["workload"]))
+    for i, w in enumerate(turns, 1):
+        if progress:
+            progress(f"scale-out: workload {i}/{len(turns)}, {w}")
         hide = scale & (data["workload"] == w).to_numpy()
         model = ThroughputModel(resolver=resolver, hyper=hyper).fit(data[~hide])
         test = data[hide].copy()

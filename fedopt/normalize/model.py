@@ -52,6 +52,8 @@ import contextlib
 import ctypes
 import glob
 import os
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -145,6 +147,29 @@ def _softmax(t: np.ndarray) -> np.ndarray:
 
 def _sigmoid(t: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * t))
+
+
+class _FitWatch:
+    """L-BFGS-B callback: a status line to ``progress`` at most every ``every`` seconds."""
+
+    def __init__(self, progress: Callable[[str], None] | None, what: str, passes: int, every: float = 5.0):
+        self.progress, self.what, self.passes, self.every = progress, what, passes, every
+        self.start = self.last = time.perf_counter()
+        self.pass_no, self.iteration = 1, 0
+
+    def next_pass(self) -> None:
+        self.pass_no, self.iteration = self.pass_no + 1, 0
+
+    def __call__(self, intermediate_result) -> None:
+        self.iteration += 1
+        now = time.perf_counter()
+        if self.progress is None or now - self.last < self.every:
+            return
+        self.last = now
+        self.progress(
+            f"fitting {self.what}: pass {self.pass_no}/{self.passes}, iteration {self.iteration}, "
+            f"loss {float(intermediate_result.fun):.6g}, {now - self.start:.0f} s"
+        )
 
 
 @dataclass
@@ -266,7 +291,9 @@ class ThroughputModel:
         return L, m
 
     # ------------------------------------------------------------------ fit
-    def fit(self, df: pd.DataFrame) -> ThroughputModel:
+    def fit(self, df: pd.DataFrame, progress: Callable[[str], None] | None = None) -> ThroughputModel:
+        """Fit on measurement rows. ``progress`` (optional) gets a short status line every few
+        seconds of a long fit (thousands of workloads take minutes)."""
         h = self.hyper
         keys_all = [self.card_key(n) for n in df["card_type"]]
         tp = df["throughput"].to_numpy(dtype=float)
@@ -517,7 +544,9 @@ class ThroughputModel:
             bounds = [(None, None)] * len(p0)
             bounds[offs[21]] = (0.0, None)  # kappa >= 0: power never speeds a card up
             bounds[offs[22] : offs[23]] = [(0.0, 1.0)] * (W * F)  # format shares are shares
-            res = minimize(f, p0, jac=True, method="L-BFGS-B", options=first, bounds=bounds)
+            passes = 2 if h.adapt_shrink else 1
+            watch = _FitWatch(progress, f"{len(y):,} measurements, {W:,} workloads, {C} cards", passes)
+            res = minimize(f, p0, jac=True, method="L-BFGS-B", options=first, bounds=bounds, callback=watch)
             if h.adapt_shrink:
                 # empirical Bayes: shrink each group's shares as much as its workloads agree. Groups of
                 # similar workloads (Gavel's) keep a strong prior, groups of different ones (a
@@ -525,7 +554,8 @@ class ThroughputModel:
                 sw = _softmax(unpack(res.x)[1])
                 spread = np.array([((sw[wg == g] - sw[wg == g].mean(axis=0)) ** 2).sum(axis=1).mean() for g in range(G)])
                 shrink["w"] = np.clip(h.share_spread / np.maximum(spread, 1e-9), h.shrink_min, 10.0)[wg]
-                res = minimize(f, res.x, jac=True, method="L-BFGS-B", options=opts, bounds=bounds)
+                watch.next_pass()
+                res = minimize(f, res.x, jac=True, method="L-BFGS-B", options=opts, bounds=bounds, callback=watch)
         self._objective, self._solution = f, res.x  # loss and gradient, for tests and diagnostics
         a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap, fm = unpack(res.x)
         # workloads measured on one card only: their ratios across cards come from their group's

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 
@@ -211,3 +212,40 @@ def test_shares(files, capsys):
     assert abs(bert["bf16"] + bert["fp8"] + bert["fp4"] - 1) < 1e-5 and 0 <= bert["tensor"] <= 1
     assert main(["normalize", "--shares"]) == 2
     assert "needs --measurements" in capsys.readouterr().err
+
+
+def test_progress_on_a_terminal_only(write, capsys, monkeypatch):
+    """Long fits and evaluations report on stderr when it is a terminal (as solve does), never in
+    pipes or with --quiet; stdout stays the same."""
+    small = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards
+    evaluate = ["normalize", "--evaluate", "--measurements", str(small)]
+    assert main(evaluate) == 0
+    piped = capsys.readouterr()
+    assert "fedopt: leave-one-card-out" not in piped.err
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    assert main(evaluate) == 0
+    tty = capsys.readouterr()
+    assert tty.out == piped.out
+    lines = [x for x in tty.err.splitlines() if x.startswith("fedopt: leave-one-card-out: fit ")]
+    assert len(lines) >= 4 and lines[0].startswith("fedopt: leave-one-card-out: fit 1/")
+    assert main([*evaluate, "--quiet"]) == 0
+    assert "leave-one-card-out: fit" not in capsys.readouterr().err
+
+
+def test_fit_reports_progress_of_a_long_fit():
+    """The model's fit calls ``progress`` with its pass, iteration and loss once it runs past the
+    interval (0 here: every iteration)."""
+    from fedopt.normalize import model as model_mod
+
+    lines: list[str] = []
+    df = pd.read_csv(io.StringIO(M))
+    watch_init = model_mod._FitWatch.__init__
+
+    def every_iteration(self, progress, what, passes, every=5.0):
+        watch_init(self, progress, what, passes, every=0.0)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(model_mod._FitWatch, "__init__", every_iteration)
+        model_mod.ThroughputModel().fit(df, progress=lines.append)
+    assert lines and lines[0].startswith("fitting 15 measurements, 5 workloads")
+    assert any("pass 2/2" in x for x in lines) and all("loss " in x for x in lines)
