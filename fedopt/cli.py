@@ -209,12 +209,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from fedopt.generate import PRESETS
     from fedopt.methods import METHODS
 
-    if args.preset not in PRESETS:
-        raise InputError("--preset", f"unknown preset {args.preset!r}; choose {', '.join(PRESETS)}")
     try:
         seeds = [int(s) for s in args.seeds.split(",") if s]
     except ValueError:
         raise InputError("--seeds", f"not a comma-separated list of integers: {args.seeds!r}") from None
+    if args.normalize:
+        return _bench_normalize(args, seeds)
+    if args.preset not in PRESETS:
+        raise InputError("--preset", f"unknown preset {args.preset!r}; choose {', '.join(PRESETS)}")
     methods = [m for m in args.methods.split(",") if m]
     for m in methods:
         if m not in METHODS:
@@ -230,11 +232,30 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_normalize(args: argparse.Namespace, seeds: list[int]) -> int:
+    from fedopt.normalize.bench import format_normalize_table, run_normalize_bench
+
+    try:
+        sizes = [int(s) for s in args.normalize.split(",") if s.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1 or max(sizes) > 1_000_000:
+        raise InputError("--normalize", f"a comma-separated list of workload counts (1 to 1,000,000), not {args.normalize!r}")
+    rows = run_normalize_bench(sizes, seeds, args.workdir)
+    _out(format_normalize_table(rows))
+    if args.json:
+        from dataclasses import asdict
+
+        _out(json.dumps([asdict(r) for r in rows], indent=1))
+    return 0 if all(r.status == "ok" for r in rows) else 1
+
+
 def add_bench(sub) -> None:
     p = sub.add_parser(
         "bench",
         help="compare methods on generated instances (objective, bound, gap, time, memory, check)",
-        description="Each method and seed runs `fedopt solve` in a fresh process; the plan is checked.",
+        description="Each method and seed runs `fedopt solve` in a fresh process; the plan is checked. "
+        "With --normalize, `fedopt normalize` runs instead, on synthetic measurement tables.",
     )
     p.add_argument("--preset", default="m", help="generator preset: s | m | l | xl")
     p.add_argument("--seeds", default="1", help="comma-separated seeds, e.g. 1,2,3")
@@ -243,6 +264,12 @@ def add_bench(sub) -> None:
     p.add_argument("--workdir", default=None, help="keep generated instances here (default: a temporary folder)")
     p.add_argument("--horizon", type=int, default=None, help="add a horizon of this many one-hour slots")
     p.add_argument("--json", action="store_true", help="also print the rows as JSON")
+    p.add_argument(
+        "--normalize",
+        metavar="SIZES",
+        help="instead: time and memory of `fedopt normalize` on synthetic tables of this many workloads "
+        "(comma-separated, e.g. 200,2000), and its error on the cells it hid",
+    )
     p.set_defaults(func=cmd_bench)
 
 

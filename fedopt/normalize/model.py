@@ -149,11 +149,14 @@ def _sigmoid(t: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * t))
 
 
-class _FitWatch:
-    """L-BFGS-B callback: a status line to ``progress`` at most every ``every`` seconds."""
+PROGRESS_EVERY_S = 5.0  # a long fit's status lines, at most this often
 
-    def __init__(self, progress: Callable[[str], None] | None, what: str, passes: int, every: float = 5.0):
-        self.progress, self.what, self.passes, self.every = progress, what, passes, every
+
+class _FitWatch:
+    """L-BFGS-B callback: a status line to ``progress`` at most every ``PROGRESS_EVERY_S`` seconds."""
+
+    def __init__(self, progress: Callable[[str], None] | None, what: str, passes: int):
+        self.progress, self.what, self.passes, self.every = progress, what, passes, PROGRESS_EVERY_S
         self.start = self.last = time.perf_counter()
         self.pass_no, self.iteration = 1, 0
 

@@ -232,20 +232,13 @@ def test_progress_on_a_terminal_only(write, capsys, monkeypatch):
     assert "leave-one-card-out: fit" not in capsys.readouterr().err
 
 
-def test_fit_reports_progress_of_a_long_fit():
+def test_fit_reports_progress_of_a_long_fit(monkeypatch):
     """The model's fit calls ``progress`` with its pass, iteration and loss once it runs past the
     interval (0 here: every iteration)."""
     from fedopt.normalize import model as model_mod
 
     lines: list[str] = []
-    df = pd.read_csv(io.StringIO(M))
-    watch_init = model_mod._FitWatch.__init__
-
-    def every_iteration(self, progress, what, passes, every=5.0):
-        watch_init(self, progress, what, passes, every=0.0)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(model_mod._FitWatch, "__init__", every_iteration)
-        model_mod.ThroughputModel().fit(df, progress=lines.append)
+    monkeypatch.setattr(model_mod, "PROGRESS_EVERY_S", 0.0)
+    model_mod.ThroughputModel().fit(pd.read_csv(io.StringIO(M)), progress=lines.append)
     assert lines and lines[0].startswith("fitting 15 measurements, 5 workloads")
     assert any("pass 2/2" in x for x in lines) and all("loss " in x for x in lines)
