@@ -82,7 +82,8 @@ def read_table(path: str | Path, columns: tuple[str, ...], what: str, raw: bool 
         )
     out = df.copy()
     for col in ("workload", "card_type"):
-        empty = np.flatnonzero(df[col].str.strip().eq("").to_numpy())
+        out[col] = df[col].str.strip()  # "bert " in one file is "bert" in the other (the raw cells are kept for output)
+        empty = np.flatnonzero(out[col].eq("").to_numpy())
         if empty.size:
             raise InputError(f"line {empty[0] + 2}, column {col}", "empty", src)
     cards = _numbers(df["cards"], "cards", src, f"expected a whole number of cards >= 1 and <= {MAX_CARDS:,}", _whole_cards)

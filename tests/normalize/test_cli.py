@@ -174,6 +174,18 @@ def test_headers_in_other_case_crlf_and_bom(write, tmp_path):
     assert p["workload"].tolist() == ["bert, large"] and p["throughput"].iloc[0] > 0
 
 
+def test_cells_match_without_their_outer_spaces(write, tmp_path):
+    """A trailing space in one file does not make another workload (or card); the output keeps the
+    query's cells as written."""
+    m = write("M.csv", "workload,card_type,cards,throughput\nbert ,H100 ,8,15\nbert,A100,8,6.1\nsolo,H100,8,3\n")
+    q = write("Q.csv", "workload,card_type,cards\nbert,H100,8\nbert  ,A100,8\n")
+    out = tmp_path / "P.csv"
+    assert main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(out)]) == 0
+    p = pd.read_csv(out, keep_default_na=False)
+    assert p["workload"].tolist() == ["bert", "bert  "]
+    assert p["throughput"].tolist() == [15, 6.1]  # both cells measured: returned as measured
+
+
 def test_evaluate_plot_is_written_atomically(write, tmp_path, capsys):
     m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")
     fig = tmp_path / "loco.svg"
