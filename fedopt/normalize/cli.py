@@ -103,7 +103,7 @@ def _evaluate(args) -> int:
             data = held_out_measurements()
             what = (
                 "held-out MLPerf Inference v4.1 and v5.1 (closed, datacenter, Offline) and MLPerf Training v5.1 "
-                "at 8 accelerators; never fitted or calibrated on"
+                "and v6.0 at 8 accelerators; never fitted or calibrated on"
             )
         else:
             data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")

@@ -18,9 +18,10 @@ The shared measurements (``/work/shared/data``, see its README):
 
 Held-out data, never used to fit or calibrate anything (``data/``, see its README): MLPerf
 Inference v4.1 and v5.1 closed-division datacenter results, Offline scenario (samples or tokens
-per second of whole one-node systems of 1-16 accelerators), and MLPerf Training v5.1 runs on 8
-accelerators (MI300X-MI355X, H200, B200-GB300): other workloads and newer cards than the shared
-data, to check that the model generalizes.
+per second of whole one-node systems of 1-16 accelerators), and MLPerf Training v5.1 and v6.0
+runs on 8 accelerators (MI300X-MI355X, H200, GH200, B200-GB300): other workloads and newer cards
+than the shared data, to check that the model generalizes. The v6.0 runs were gathered after
+every design choice was fixed: a test set.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ MLPERF_CSVS = [SHARED_DATA / "mlperf" / f"mlperf_training_v{v}_summary.csv" for 
 MLPERF_CARDS = 8
 INFERENCE_DIR = Path(__file__).resolve().parents[2] / "data" / "mlperf_inference"
 TRAINING_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v5.1_8acc_runs.csv"
+# gathered after every design choice of the model was fixed: a test set, not a validation set
+TRAINING_V60_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.0_8acc_runs.csv"
 
 MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
 QUERY_COLUMNS = ("workload", "card_type", "cards")
@@ -205,9 +208,12 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
 
 
 def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
-    """MLPerf Training v5.1 on 8 accelerators (Llama 2 70B LoRA, Llama 3.1 8B, DLRMv2, R-GAT,
-    RetinaNet), one row per benchmark and card type: throughput = the median over its runs of
-    1 / minutes to train (``run_stop - run_start`` of successful runs, two per system)."""
+    """MLPerf Training runs on 8 accelerators (v5.1: Llama 2 70B LoRA, Llama 3.1 8B, DLRMv2, R-GAT,
+    RetinaNet; v6.0 with ``TRAINING_V60_RUNS_CSV``: LoRA, Llama 3.1 8B, GPT-OSS 20B, DLRMv2), one
+    row per benchmark and card type: throughput = the median over its runs of 1 / minutes to train
+    (``run_stop - run_start`` of successful runs, one or two per system). The round is read from
+    the file name (``training_v5.1_...``)."""
+    rnd = "v" + Path(path).name.split("_v", 1)[1].split("_", 1)[0]
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
     df = df[(df["run_stop_status"] == "success") & (df["run_start_ms"] != "") & (df["run_stop_ms"] != "")].copy()
     minutes = (df["run_stop_ms"].astype(np.int64) - df["run_start_ms"].astype(np.int64)) / 60000.0
@@ -215,13 +221,14 @@ def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
     df["key"] = _card_keys(df["accelerator_model_name"])
     df["cards"] = df["accelerators_per_node"].astype(int) * df["number_of_nodes"].astype(int)
     df = df[df["key"] != ""]
-    return _median_cells(df, "accelerator_model_name", ["benchmark"], "mlperf-train-v5.1/{}", lambda _: "training-v5.1")
+    return _median_cells(df, "accelerator_model_name", ["benchmark"], f"mlperf-train-{rnd}/{{}}", lambda _: f"training-{rnd}")
 
 
 def held_out_measurements() -> pd.DataFrame:
-    """Everything in ``data/`` (MLPerf Inference v4.1/v5.1, MLPerf Training v5.1 at 8 accelerators),
-    with ``source``: the set ``normalize --evaluate --held-out`` runs on."""
+    """Everything in ``data/`` (MLPerf Inference v4.1/v5.1, MLPerf Training v5.1 and v6.0 at 8
+    accelerators), with ``source``: the set ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()
-    if not files or not TRAINING_RUNS_CSV.exists():
+    if not files or not TRAINING_RUNS_CSV.exists() or not TRAINING_V60_RUNS_CSV.exists():
         raise InputError("held-out data", f"not found under {INFERENCE_DIR.parent} (it ships with the source tree)")
-    return pd.concat([mlperf_inference(files), mlperf_training_held_out()], ignore_index=True)
+    training = [mlperf_training_held_out(TRAINING_RUNS_CSV), mlperf_training_held_out(TRAINING_V60_RUNS_CSV)]
+    return pd.concat([mlperf_inference(files), *training], ignore_index=True)
