@@ -13,6 +13,7 @@ jobs (``normalize --evaluate`` does that on real measurements).
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,9 +83,8 @@ def synthetic_tables(workloads: int, seed: int = 1) -> tuple[pd.DataFrame, pd.Da
 
 
 def run_normalize_bench(sizes: list[int], seeds: list[int], workdir: Path | None = None) -> list[NormalizeBenchRow]:
-    """One ``fedopt normalize`` process per size and seed; error on the hidden cells."""
-    import sys
-
+    """One ``fedopt normalize`` process per size and seed; error on the hidden cells. A run that
+    fails keeps its files in ``workdir`` for a look; the others are removed."""
     from fedopt.bench import _run
 
     work = Path(workdir or tempfile.mkdtemp(prefix="fedopt-bench-normalize-"))
@@ -96,8 +96,8 @@ def run_normalize_bench(sizes: list[int], seeds: list[int], workdir: Path | None
             m, q, p = (work / f"{x}-{size}-{seed}.csv" for x in ("M", "Q", "P"))
             meas.to_csv(m, index=False)
             query.to_csv(q, index=False)
-            cmd = [sys.executable, "-m", "fedopt", "normalize", "--measurements", str(m), "--query", str(q), "--out", str(p)]
-            cmd.append("-q")
+            cmd = [sys.executable, "-m", "fedopt", "normalize", "-q"]
+            cmd += ["--measurements", str(m), "--query", str(q), "--out", str(p)]
             code, secs, peak, err = _run(cmd)
             if code != 0 or not p.exists():
                 status = f"exit {code}: {err.strip()[-80:]}"

@@ -26,6 +26,7 @@ every design choice was fixed: a test set.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -213,7 +214,8 @@ def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
     row per benchmark and card type: throughput = the median over its runs of 1 / minutes to train
     (``run_stop - run_start`` of successful runs, one or two per system). The round is read from
     the file name (``training_v5.1_...``)."""
-    rnd = "v" + Path(path).name.split("_v", 1)[1].split("_", 1)[0]
+    found = re.search(r"_(v\d+(?:\.\d+)*)_", Path(path).name)
+    rnd = found.group(1) if found else Path(path).stem
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
     df = df[(df["run_stop_status"] == "success") & (df["run_start_ms"] != "") & (df["run_stop_ms"] != "")].copy()
     minutes = (df["run_stop_ms"].astype(np.int64) - df["run_start_ms"].astype(np.int64)) / 60000.0
