@@ -139,6 +139,8 @@ def _evaluate(args) -> int:
         _out("")
         _out(f"workloads seen on one card, on {what}: each workload keeps one card's rows in turn, its other rows predicted")
         _out(format_summary(summary(one)))
+    if args.held_out:
+        _held_out_scaleout(resolver, fit_as)
     if not (args.measurements or args.held_out):
         from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout
 
@@ -150,6 +152,24 @@ def _evaluate(args) -> int:
         )
         _out(format_scaleout(so))
     return 0
+
+
+def _held_out_scaleout(resolver, fit_as: dict) -> None:
+    """MLPerf Training v6.0 systems past one node, predicted by the command fitted on the round's
+    8-accelerator runs only."""
+    from fedopt.normalize.data import TRAINING_V60_MULTI_CSV, TRAINING_V60_RUNS_CSV, mlperf_training_held_out
+    from fedopt.normalize.evaluate import format_scaleout, scaleout_from_one_node
+
+    if not TRAINING_V60_MULTI_CSV.exists():
+        return
+    one = mlperf_training_held_out(TRAINING_V60_RUNS_CSV)
+    res = scaleout_from_one_node(one, mlperf_training_held_out(TRAINING_V60_MULTI_CSV), resolver=resolver, **fit_as)
+    _out("")
+    _out(
+        "scale-out on held-out MLPerf Training v6.0 systems past 8 accelerators, predicted from the round's "
+        "8-accelerator runs only, as the command fits a file of them (rows with the same card's 8-accelerator figure)"
+    )
+    _out(format_scaleout(res))
 
 
 def _figure_format(path: str) -> str:

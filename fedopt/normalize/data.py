@@ -42,6 +42,8 @@ INFERENCE_DIR = Path(__file__).resolve().parents[2] / "data" / "mlperf_inference
 TRAINING_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v5.1_8acc_runs.csv"
 # gathered after every design choice of the model was fixed: a test set, not a validation set
 TRAINING_V60_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.0_8acc_runs.csv"
+# v6.0 systems past 8 accelerators (one run each): how jobs slow as they grow, on newer cards
+TRAINING_V60_MULTI_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.0_multinode_runs.csv"
 
 MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
 QUERY_COLUMNS = ("workload", "card_type", "cards")

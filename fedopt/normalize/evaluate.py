@@ -177,6 +177,31 @@ def leave_one_workload_scaleout(
     return pd.concat(rows, ignore_index=True)
 
 
+def scaleout_from_one_node(
+    one_node: pd.DataFrame,
+    multi: pd.DataFrame,
+    hyper: Hyper | None = None,
+    resolver: CardResolver | None = None,
+    card_priors: dict | None = None,
+) -> pd.DataFrame:
+    """Rows past one node (``multi``) predicted by a model fitted on ``one_node`` rows only: what a
+    user whose file holds single-node runs gets when asking about a large system (the slowdown
+    comes from the prior alone). Workloads without one-node rows are left out (their units are
+    unknown). Columns as :func:`leave_one_workload_scaleout`; ``base_linear`` is the same card's
+    8-accelerator throughput times n / 8."""
+    model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors).fit(one_node)
+    test = multi[multi["workload"].isin(set(one_node.loc[one_node["throughput"] > 0, "workload"]))].copy()
+    test = test[test["throughput"] > 0]
+    test["pred"] = model.predict(test)
+    eight = one_node[(one_node["cards"] == 8) & (one_node["throughput"] > 0)]
+    node = {(w, model.card_key(c)): t for w, c, t in zip(eight["workload"], eight["card_type"], eight["throughput"], strict=True)}
+    test["base_linear"] = [
+        node.get((w, model.card_key(c)), np.nan) * n / 8
+        for w, c, n in zip(test["workload"], test["card_type"], test["cards"], strict=True)
+    ]
+    return test.reset_index(drop=True)
+
+
 def format_scaleout(res: pd.DataFrame) -> str:
     """Median and mean errors of the scale-out evaluation by system size, model against linear scaling."""
     res = res.assign(model=errors(res, "pred"), linear=errors(res, "base_linear"))
