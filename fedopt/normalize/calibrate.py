@@ -1,5 +1,6 @@
-"""Calibrated parameters (``models/normalize_params.json``): the throughput model fitted on all the
-shared measurements (Gavel and MLPerf, see ``fedopt.normalize.data``).
+"""Calibrated parameters (``models/normalize_params.json``): the throughput model fitted on every
+real measurement the project has (the shared Gavel and MLPerf Training measurements and the
+MLPerf Inference / Training sets of ``data/``, see ``fedopt.normalize.data``).
 
 ``python -m fedopt normalize --calibrate`` rewrites the file. It holds each measured card's compute
 efficiency (its achieved share of peak relative to the H100 reference of the model), the
@@ -7,15 +8,23 @@ architectures' and vendors' efficiencies, and the common workload shares. Caller
 
 - ``fedopt.normalize.roofline.calibrated(spec, reference)`` sets a ``CardSpec``'s efficiency for
   ``profile_rate`` (profile-only prediction);
-- ``normalize --measurements`` uses a card's calibrated deviation from its architecture, halved,
-  as the prior of a card that is not in the user's measurements (``--no-priors`` turns it off),
-  and the calibrated scale-out slowdown (how a job slows past one node, from MLPerf's multi-node
-  systems) as the prior of the user's workloads; the evaluations use neither.
+- ``normalize --measurements`` (``fit_settings``) uses a card's calibrated deviation from its
+  architecture, halved, as the prior of a card that is not in the user's measurements, the
+  calibrated gaps between architectures for an architecture that is not in them (an MI355X
+  query on a file of Hopper and CDNA3 cards sits at CDNA3's fitted level plus the calibrated
+  CDNA4-CDNA3 gap), and the calibrated scale-out slowdown (how a job slows past one node, from
+  MLPerf's multi-node systems) as the prior of the user's workloads (``--no-priors`` turns the
+  first two off).
+
+An evaluation must not use priors calibrated on the set it evaluates: ``fit_settings(exclude=...)``
+calibrates without the named sets (a few seconds, cached); the evaluation of the shared
+measurements uses no card or architecture priors at all.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from pathlib import Path
 
@@ -27,14 +36,17 @@ from fedopt.normalize.model import FORMATS, RESOURCES, Hyper, ThroughputModel, _
 
 PARAMS_PATH = MODELS_DIR / "normalize_params.json"
 PRIOR_SHRINK = 0.5  # share of a card's calibrated deviation from its architecture used as its prior
+ARCH_PRIOR_SHRINK = 1.0  # share of the calibrated gap between two architectures used for an unmeasured one
 
 
 def calibrate(data: pd.DataFrame | None = None, hyper: Hyper | None = None) -> dict:
+    """The parameters file's content, fitted on ``data`` (default: every real measurement)."""
     from fedopt.normalize.cards import arch_vendor
-    from fedopt.normalize.data import mlperf, shared_measurements
+    from fedopt.normalize.data import calibration_measurements, mlperf
 
-    data = shared_measurements() if data is None else data
-    model = ThroughputModel(hyper=hyper).fit(data)
+    data = calibration_measurements() if data is None else data
+    sources = sorted(set(data["source"])) if "source" in data.columns else []
+    model = ThroughputModel(hyper=hyper).fit(data[["workload", "card_type", "cards", "throughput"]])
     psi, beta, so_err = fit_scaleout_prior(model, mlperf(scaleout=True))
     fz = model.fitted
     assert fz is not None
@@ -54,11 +66,14 @@ def calibrate(data: pd.DataFrame | None = None, hyper: Hyper | None = None) -> d
             "measurements": int(rows.get(key, 0)),
         }
     return {
-        "about": "fedopt.normalize.calibrate: the throughput model fitted on the shared measurements "
-        "(Gavel physical throughputs, stanford-futuredata/gavel @ c4fa400; MLPerf Training v3.1-v4.1 "
-        "closed division at 8 accelerators, mlcommons/training_results_*); the scale-out slowdown from "
-        "its systems past one node (16-3584 accelerators). Efficiencies are achieved "
+        "about": "fedopt.normalize.calibrate: the throughput model fitted on every real measurement of the "
+        "project (Gavel physical throughputs, stanford-futuredata/gavel @ c4fa400; MLPerf Training v3.1-v4.1 "
+        "closed division at 8 accelerators, mlcommons/training_results_*; data/: MLPerf Inference v4.1 and "
+        "v5.1 Offline, MLPerf Training v5.1 and v6.0 at 8 accelerators); the scale-out slowdown from "
+        "MLPerf Training v3.1-v4.1 systems past one node (16-3584 accelerators). Efficiencies are achieved "
         "shares of peak compute relative to the model's H100-SXM reference (1.0 = as efficient as it).",
+        "sources": sources,
+        "rows": int((data["throughput"] > 0).sum()),
         "hyper": dataclasses.asdict(model.hyper),
         "common": {
             "efficiency": round(float(np.exp(fz.mu)), 4),
@@ -98,6 +113,34 @@ def card_priors(params: dict | None = None, shrink: float = PRIOR_SHRINK) -> dic
     """card id -> log efficiency offset from its architecture, shrunk: priors for cards not measured."""
     params = load_params() if params is None else params
     return {k: shrink * v["log_offset_from_architecture"] for k, v in params.get("cards", {}).items()}
+
+
+def arch_priors(params: dict | None = None, shrink: float = ARCH_PRIOR_SHRINK) -> dict[str, tuple[float, str]]:
+    """architecture -> (calibrated log efficiency, shrunk; its vendor): the gaps between
+    architectures that place one the user did not measure (``ThroughputModel.arch_priors``)."""
+    params = load_params() if params is None else params
+    vendor = {v["architecture"]: v["vendor"] for v in params.get("cards", {}).values()}
+    return {a: (shrink * float(np.log(e)), vendor.get(a, "?")) for a, e in params.get("architectures", {}).items()}
+
+
+def fit_settings(priors: bool = True, exclude: tuple[str, ...] | None = None) -> dict:
+    """Keyword arguments of ``ThroughputModel`` (and the evaluations) that fit a user's file as
+    the command does: the calibrated scale-out slowdown, and unless ``priors`` is False the card
+    and architecture priors. ``exclude`` names data sets (``source`` values) the priors must not
+    have seen: they are then calibrated afresh without them (for evaluating those sets)."""
+    params = load_params() if exclude is None else _params_without(tuple(sorted(exclude)))
+    out: dict = {"hyper": Hyper(**scaleout_hyper(params))}
+    if priors:
+        out["card_priors"] = card_priors(params)
+        out["arch_priors"] = arch_priors(params)
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _params_without(exclude: tuple[str, ...]) -> dict:
+    from fedopt.normalize.data import calibration_measurements
+
+    return calibrate(calibration_measurements(exclude=exclude))
 
 
 def scaleout_hyper(params: dict | None = None) -> dict[str, float]:

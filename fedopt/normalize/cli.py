@@ -45,13 +45,13 @@ def _read_measurements(args):
     return meas[list(MEASUREMENT_COLUMNS)]
 
 
-def _fit_settings(args) -> dict:
-    """How the command fits a user's file: calibrated card priors (unless --no-priors) and the
-    calibrated scale-out slowdown as the prior of how jobs slow past one node."""
-    from fedopt.normalize.calibrate import card_priors, scaleout_hyper
-    from fedopt.normalize.model import Hyper
+def _fit_settings(args, exclude: tuple[str, ...] | None = None) -> dict:
+    """How the command fits a user's file: calibrated card and architecture priors (unless
+    --no-priors) and the calibrated scale-out slowdown as the prior of how jobs slow past one node;
+    ``exclude``: data sets the priors must not have seen (calibrated afresh without them)."""
+    from fedopt.normalize.calibrate import fit_settings
 
-    return {"hyper": Hyper(**scaleout_hyper()), "card_priors": {} if args.no_priors else card_priors()}
+    return fit_settings(priors=not args.no_priors, exclude=exclude)
 
 
 def _fit(args, meas, resolver):
@@ -87,7 +87,7 @@ def _predict(args) -> int:
 
 
 def _evaluate(args) -> int:
-    from fedopt.normalize.data import MEASUREMENT_COLUMNS, read_table, shared_measurements
+    from fedopt.normalize.data import HELD_OUT_SOURCES, MEASUREMENT_COLUMNS, read_table, shared_measurements
     from fedopt.normalize.evaluate import by_card, format_summary, leave_one_card_out, summary, targets
 
     if args.plot:
@@ -103,13 +103,14 @@ def _evaluate(args) -> int:
             data = held_out_measurements()
             what = (
                 "held-out MLPerf Inference v4.1 and v5.1 (closed, datacenter, Offline) and MLPerf Training v5.1 "
-                "and v6.0 at 8 accelerators; never fitted or calibrated on"
+                "and v6.0 at 8 accelerators, fitted together; priors calibrated on the shared data only"
             )
         else:
             data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
             data = data[list(MEASUREMENT_COLUMNS) + (["source"] if "source" in data.columns else [])]
             what = str(args.measurements)
-        fit_as = _fit_settings(args)  # as the command fits a user's file (calibrated on the shared data, which these are not)
+        # as the command fits a user's file, with priors calibrated without these sets
+        fit_as = _fit_settings(args, exclude=HELD_OUT_SOURCES if args.held_out else None)
     else:
         data = shared_measurements()
         what = "shared measurements (Gavel physical; MLPerf Training v3.1-v4.1 at 8 accelerators)"
@@ -140,7 +141,15 @@ def _evaluate(args) -> int:
         _out(f"workloads seen on one card, on {what}: each workload keeps one card's rows in turn, its other rows predicted")
         _out(format_summary(summary(one)))
     if args.held_out:
-        _held_out_scaleout(resolver, fit_as)
+        from fedopt.normalize.evaluate import each_set_alone
+
+        units = ["card", "architecture"] if args.architectures else ["card"]
+        for unit in units:
+            alone = each_set_alone(data, unit=unit, priors=not args.no_priors, resolver=resolver, progress=progress)
+            _out("")
+            _out(f"leave-one-{unit}-out on each held-out set fitted alone, priors calibrated on every other set")
+            _out(format_summary(summary(alone)))
+        _held_out_scaleout(resolver, _fit_settings(args, exclude=("training-v6.0",)))
     if not (args.measurements or args.held_out):
         from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout
 
@@ -156,7 +165,7 @@ def _evaluate(args) -> int:
 
 def _held_out_scaleout(resolver, fit_as: dict) -> None:
     """MLPerf Training v6.0 systems past one node, predicted by the command fitted on the round's
-    8-accelerator runs only."""
+    8-accelerator runs only (``fit_as``: priors calibrated without the round)."""
     from fedopt.normalize.data import TRAINING_V60_MULTI_CSV, TRAINING_V60_RUNS_CSV, mlperf_training_held_out
     from fedopt.normalize.evaluate import format_scaleout, scaleout_from_one_node
 
@@ -167,7 +176,8 @@ def _held_out_scaleout(resolver, fit_as: dict) -> None:
     _out("")
     _out(
         "scale-out on held-out MLPerf Training v6.0 systems past 8 accelerators, predicted from the round's "
-        "8-accelerator runs only, as the command fits a file of them (rows with the same card's 8-accelerator figure)"
+        "8-accelerator runs only, as the command fits a file of them, priors calibrated without the round "
+        "(rows with the same card's 8-accelerator figure)"
     )
     _out(format_scaleout(res))
 
@@ -285,7 +295,7 @@ def add_normalize(sub) -> None:
     p.add_argument(
         "--held-out",
         action="store_true",
-        help="with --evaluate: on MLPerf results the model was never fitted on (inference; training on newer cards)",
+        help="with --evaluate: on the MLPerf sets of data/, pooled and alone, priors calibrated without them",
     )
     p.add_argument("--by-card", action="store_true", help="with --evaluate: errors per held-out card")
     p.add_argument(

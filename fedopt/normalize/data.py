@@ -16,12 +16,14 @@ The shared measurements (``/work/shared/data``, see its README):
 - MLPerf's systems past one node (16-3584 accelerators, same rules; ``scaleout=True``) calibrate
   and evaluate how a job slows as it grows past a node.
 
-Held-out data, never used to fit or calibrate anything (``data/``, see its README): MLPerf
-Inference v4.1 and v5.1 closed-division datacenter results, Offline scenario (samples or tokens
-per second of whole one-node systems of 1-16 accelerators), and MLPerf Training v5.1 and v6.0
-runs on 8 accelerators (MI300X-MI355X, H200, GH200, B200-GB300): other workloads and newer cards
-than the shared data, to check that the model generalizes. The v6.0 runs were gathered after
-every design choice was fixed: a test set.
+Held-out data (``data/``, see its README): MLPerf Inference v4.1 and v5.1 closed-division
+datacenter results, Offline scenario (samples or tokens per second of whole one-node systems of
+1-16 accelerators), and MLPerf Training v5.1 and v6.0 runs on 8 accelerators (MI300X-MI355X,
+H200, GH200, B200-GB300): other workloads and newer cards than the shared data, to check that
+the model generalizes. The v6.0 runs were gathered after every design choice was fixed: a test
+set. No design choice was made on them; the shipped calibration (``calibrate.py``) pools every
+set for its card and architecture priors, and an evaluation of a set uses priors calibrated
+without it (``calibration_measurements(exclude=...)``).
 """
 
 from __future__ import annotations
@@ -226,6 +228,19 @@ def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
     df["cards"] = df["accelerators_per_node"].astype(int) * df["number_of_nodes"].astype(int)
     df = df[df["key"] != ""]
     return _median_cells(df, "accelerator_model_name", ["benchmark"], f"mlperf-train-{rnd}/{{}}", lambda _: f"training-{rnd}")
+
+
+HELD_OUT_SOURCES = ("inference-v4.1", "inference-v5.1", "training-v5.1", "training-v6.0")
+
+
+def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Every real measurement the project has (the shared ones and ``data/``'s, with ``source``),
+    less the sets named in ``exclude``: what the priors are calibrated on."""
+    parts = [shared_measurements()]
+    if set(HELD_OUT_SOURCES) - set(exclude):
+        parts.append(held_out_measurements())
+    df = pd.concat(parts, ignore_index=True)
+    return df[~df["source"].isin(exclude)].reset_index(drop=True)
 
 
 def held_out_measurements() -> pd.DataFrame:

@@ -65,13 +65,14 @@ def leave_one_card_out(
     resolver: CardResolver | None = None,
     unit: str = "card",
     card_priors: dict | None = None,
+    arch_priors: dict | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Rows of ``data`` measured > 0 with their held-out predictions (``pred`` and one column per baseline).
     ``unit="architecture"`` hides all cards of one architecture at a time (a new generation:
     its efficiency cannot come from a sibling); the ``card`` column then names the architecture.
-    ``card_priors`` (calibrated on the shared data) are for data other than the shared data only:
-    on the shared data they would leak the held-out card. ``progress`` gets a line per fit."""
+    ``card_priors`` and ``arch_priors`` (``calibrate.fit_settings``) must be calibrated without
+    ``data``: else they leak the hidden card. ``progress`` gets a line per fit."""
     resolver = resolver or CardResolver()
     model0 = ThroughputModel(resolver=resolver, hyper=hyper)
     keys = np.array([model0.card_key(n) for n in data["card_type"]])
@@ -89,7 +90,7 @@ def leave_one_card_out(
         test = data[(keys == key) & (data["throughput"] > 0) & data["workload"].isin(seen)]
         if test.empty or train.empty:
             continue
-        model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors).fit(train)
+        model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors).fit(train)
         res = test.copy()
         res["card"] = key
         res["pred"] = model.predict(test)
@@ -100,12 +101,33 @@ def leave_one_card_out(
     return pd.concat(rows, ignore_index=True)
 
 
+def each_set_alone(
+    data: pd.DataFrame,
+    unit: str = "card",
+    priors: bool = True,
+    resolver: CardResolver | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
+    """:func:`leave_one_card_out` on each ``source`` of ``data`` fitted alone, as a user's file of
+    that set would be, with the priors calibrated on every other set (never on itself)."""
+    from fedopt.normalize.calibrate import fit_settings
+
+    parts = []
+    for src, part in data.groupby("source", sort=True):
+        if progress:
+            progress(f"{src}: calibrating the priors without it")
+        fit = fit_settings(priors=priors, exclude=(str(src),))
+        parts.append(leave_one_card_out(part, resolver=resolver, unit=unit, progress=progress, **fit))
+    return pd.concat(parts, ignore_index=True)
+
+
 def keep_one_card(
     data: pd.DataFrame,
     hyper: Hyper | None = None,
     resolver: CardResolver | None = None,
     workloads: list[str] | None = None,
     card_priors: dict | None = None,
+    arch_priors: dict | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Workloads seen on one card: each workload measured on two cards or more keeps the rows of
@@ -127,7 +149,7 @@ def keep_one_card(
             if not test_mask.any():
                 continue
             train, test = data[~mine | keep], data[test_mask]
-            model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors).fit(train)
+            model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors).fit(train)
             res = test.assign(card=keys[test_mask], kept=key, pred=model.predict(test))
             for fname, feat in SPEC_FEATURES.items():
                 res["base_" + fname] = _ratio_baseline(train, test, feat, model)
@@ -183,13 +205,14 @@ def scaleout_from_one_node(
     hyper: Hyper | None = None,
     resolver: CardResolver | None = None,
     card_priors: dict | None = None,
+    arch_priors: dict | None = None,
 ) -> pd.DataFrame:
     """Rows past one node (``multi``) predicted by a model fitted on ``one_node`` rows only: what a
     user whose file holds single-node runs gets when asking about a large system (the slowdown
     comes from the prior alone). Workloads without one-node rows are left out (their units are
     unknown). Columns as :func:`leave_one_workload_scaleout`; ``base_linear`` is the same card's
     8-accelerator throughput times n / 8."""
-    model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors).fit(one_node)
+    model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors).fit(one_node)
     test = multi[multi["workload"].isin(set(one_node.loc[one_node["throughput"] > 0, "workload"]))].copy()
     test = test[test["throughput"] > 0]
     test["pred"] = model.predict(test)

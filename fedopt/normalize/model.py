@@ -211,6 +211,7 @@ class Hyper:
     beta_prior: float = 3.05
     robust_scale: float = 0.15  # soft-L1 in log space: ~15% errors count as squares, larger ones linearly
     share_prior: tuple[float, float, float] = (0.45, 0.45, 0.1)  # compute, mem, host: where theta_0 is pulled (weakly)
+    lam_theta0: float = 0.01  # theta_0 toward the share prior
     rho_prior: float = 0.9
     k_prior: float = -2.0  # log overhead per unit of all-reduce traffic on an H100 node
     gamma_prior: float = 0.5  # log-log slope of the overhead in 1 / scale-up bandwidth
@@ -252,11 +253,20 @@ class Fitted:
 class ThroughputModel:
     """Fit on measurements (``workload, card_type, cards, throughput``), predict any rows."""
 
-    def __init__(self, resolver: CardResolver | None = None, hyper: Hyper | None = None, card_priors: dict | None = None):
+    def __init__(
+        self,
+        resolver: CardResolver | None = None,
+        hyper: Hyper | None = None,
+        card_priors: dict | None = None,
+        arch_priors: dict | None = None,
+    ):
         self.resolver = resolver or CardResolver()
         self.hyper = hyper or Hyper()
         # card id -> efficiency offset (log) from its architecture's, for cards not in the fit (optional)
         self.card_priors = card_priors or {}
+        # architecture -> (calibrated log efficiency, vendor): an architecture not in the fit takes
+        # its calibrated differences from the ones that are (optional)
+        self.arch_priors = arch_priors or {}
         self.fitted: Fitted | None = None
         self._one_card: dict[str, tuple[str, dict[int, float]]] = {}  # workload -> (its card, count -> level)
         self._neighbours: dict[int, list[str]] = {}  # group -> its workloads measured on two cards or more
@@ -454,9 +464,9 @@ class ThroughputModel:
             gs0 = -2 * ls * s0 * (ds - (ds * s0).sum(axis=1, keepdims=True))
             gthg += np.stack([np.bincount(wg, gs0[:, j], G) for j in range(R)], axis=1)
             d = thg - th0
-            loss += h.lam_group * (d**2).sum() + 0.01 * ((th0 - theta_prior) ** 2).sum()
+            loss += h.lam_group * (d**2).sum() + h.lam_theta0 * ((th0 - theta_prior) ** 2).sum()
             gthg += 2 * h.lam_group * d
-            gth0 = -2 * h.lam_group * d.sum(axis=0) + 0.02 * (th0 - theta_prior)
+            gth0 = -2 * h.lam_group * d.sum(axis=0) + 2 * h.lam_theta0 * (th0 - theta_prior)
             # tensor fraction (only where there is evidence)
             d = (ph - phg[wg]) * tensor_w
             loss += h.lam_rho * (d**2).sum()
@@ -634,8 +644,26 @@ class ThroughputModel:
         """Efficiency of a card not in the fit: its architecture's, else its vendor's, else the common one."""
         fz = self._need()
         arch, vendor = arch_vendor(self._card(key), key)
-        base = fz.eta_arch.get(arch, fz.eta_vendor.get(vendor, fz.mu))
+        base = fz.eta_arch.get(arch)
+        if base is None:
+            base = self._eta_arch_from_priors(arch, vendor)
+        if base is None:
+            base = fz.eta_vendor.get(vendor, fz.mu)
         return base + self.card_priors.get(key, 0.0) - fz.kappa * self.resolver.power_deficit(self._card(key))
+
+    def _eta_arch_from_priors(self, arch: str, vendor: str) -> float | None:
+        """An architecture not in the fit, from the calibrated differences to the fitted ones
+        (the same vendor's when there are any): each fitted architecture's efficiency plus the
+        calibrated gap, averaged. None without a calibrated figure for it or for a fitted one."""
+        fz = self._need()
+        pri = self.arch_priors
+        if arch not in pri:
+            return None
+        anchors = [a for a in fz.eta_arch if a in pri]
+        anchors = [a for a in anchors if pri[a][1] == vendor] or anchors
+        if not anchors:
+            return None
+        return float(np.mean([fz.eta_arch[a] + pri[arch][0] - pri[a][0] for a in anchors]))
 
     def _too_small(self, workload: str, key: str) -> bool:
         """Memory fit: the card has no more memory than one the workload failed on (and less than any it ran on)."""

@@ -1,0 +1,90 @@
+"""Calibrated priors: the shipped parameters file, priors calibrated without a set, and how an
+architecture absent from a user's file is placed from the calibrated gaps."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fedopt.normalize.calibrate import _params_without, arch_priors, calibrate, fit_settings, load_params
+from fedopt.normalize.data import HELD_OUT_SOURCES, calibration_measurements
+from fedopt.normalize.model import ThroughputModel
+
+# two Hopper cards and one Ada card, three jobs at their BF16 peak ratio
+ROWS = [
+    (w, c, 8, 8 * tf * s)
+    for w, s in (("a", 1.0), ("b", 0.7), ("c", 0.4))
+    for c, tf in (("H100 SXM", 989.0), ("H100 PCIe", 756.0), ("L40S", 362.0))
+]
+GAPS = {
+    "nvidia-hopper": (0.0, "nvidia"),
+    "nvidia-ada": (0.1, "nvidia"),
+    "amd-cdna3": (math.log(0.5), "amd"),
+    "amd-cdna4": (math.log(0.6), "amd"),
+}
+
+
+@pytest.fixture(scope="module")
+def data():
+    return pd.DataFrame(ROWS, columns=["workload", "card_type", "cards", "throughput"])
+
+
+def test_an_unmeasured_architecture_sits_at_its_calibrated_gap(data):
+    plain = ThroughputModel().fit(data)
+    fz = plain.fitted
+    assert plain.efficiency("MI300X") == pytest.approx(math.exp(fz.mu))  # no AMD card, no gaps: the common level
+    gapped = ThroughputModel(arch_priors=GAPS).fit(data)
+    ea = gapped.fitted.eta_arch
+    # no AMD anchor: the mean over the fitted NVIDIA architectures of their level plus the gap
+    want = np.mean([ea["nvidia-hopper"] + math.log(0.5) - 0.0, ea["nvidia-ada"] + math.log(0.5) - 0.1])
+    assert gapped.efficiency("MI300X") == pytest.approx(math.exp(want))  # a CDNA3 flagship: no power deficit
+    # a measured architecture keeps its fitted level
+    assert gapped.efficiency("L40") == pytest.approx(plain.efficiency("L40"), rel=1e-6)
+
+
+def test_the_same_vendors_architectures_anchor_first(data):
+    rows = data.copy()
+    mi = rows[rows["card_type"] == "H100 SXM"].assign(card_type="MI300X", throughput=lambda d: d["throughput"] * 0.9)
+    model = ThroughputModel(arch_priors=GAPS).fit(pd.concat([rows, mi], ignore_index=True))
+    ea = model.fitted.eta_arch
+    # MI355X (CDNA4) from CDNA3 alone: the NVIDIA architectures are not its anchors
+    assert model.efficiency("MI355X") == pytest.approx(math.exp(ea["amd-cdna3"] + math.log(0.6) - math.log(0.5)))
+
+
+def test_arch_priors_read_the_parameters_file():
+    params = {
+        "architectures": {"nvidia-hopper": 1.1, "amd-cdna3": 0.9},
+        "cards": {
+            "MI300X": {"architecture": "amd-cdna3", "vendor": "amd"},
+            "H100-SXM-80GB": {"architecture": "nvidia-hopper", "vendor": "nvidia"},
+        },
+    }
+    got = arch_priors(params)
+    assert got["amd-cdna3"] == (pytest.approx(math.log(0.9)), "amd")
+    assert got["nvidia-hopper"] == (pytest.approx(math.log(1.1)), "nvidia")
+    assert fit_settings(priors=False).keys() == {"hyper"}
+
+
+def test_priors_for_an_evaluation_never_see_the_evaluated_set():
+    every = calibration_measurements()
+    assert set(every["source"]) == {"gavel", "mlperf", *HELD_OUT_SOURCES}
+    without = _params_without(("training-v6.0",))
+    assert "training-v6.0" not in without["sources"]
+    assert without["rows"] == int((every.loc[every["source"] != "training-v6.0", "throughput"] > 0).sum())
+    shared_only = _params_without(HELD_OUT_SOURCES)
+    assert shared_only["sources"] == ["gavel", "mlperf"]
+    assert "MI300X" not in shared_only["cards"] and "amd-cdna3" not in shared_only["architectures"]
+
+
+def test_the_shipped_parameters_are_current():
+    # python -m fedopt normalize --calibrate rewrites them; a stale file fails here
+    shipped, fresh = load_params(), calibrate()
+    assert shipped["sources"] == fresh["sources"] and shipped["rows"] == fresh["rows"]
+    assert shipped["cards"].keys() == fresh["cards"].keys()
+    for key, card in fresh["cards"].items():
+        assert shipped["cards"][key]["efficiency"] == pytest.approx(card["efficiency"], abs=2e-3), key
+    for arch, eff in fresh["architectures"].items():
+        assert shipped["architectures"][arch] == pytest.approx(eff, abs=2e-3), arch
