@@ -37,6 +37,7 @@ from fedopt.normalize.model import FORMATS, RESOURCES, Hyper, ThroughputModel, _
 PARAMS_PATH = MODELS_DIR / "normalize_params.json"
 PRIOR_SHRINK = 0.5  # share of a card's calibrated deviation from its architecture used as its prior
 ARCH_PRIOR_SHRINK = 1.0  # share of the calibrated gap between two architectures used for an unmeasured one
+ARCH_BIAS_SHRINK = 0.5  # share of the calibrated miss of an unmeasured architecture corrected for
 
 
 def calibrate(data: pd.DataFrame | None = None, hyper: Hyper | None = None) -> dict:
@@ -88,9 +89,30 @@ def calibrate(data: pd.DataFrame | None = None, hyper: Hyper | None = None) -> d
             "scaleout_median_error": round(so_err, 4),
         },
         "architectures": {a: round(float(np.exp(v)), 4) for a, v in sorted(fz.eta_arch.items())},
+        "architecture_bias": architecture_bias(data, hyper),
         "vendors": {v: round(float(np.exp(e)), 4) for v, e in sorted(fz.eta_vendor.items())},
         "cards": dict(sorted(cards.items())),
     }
+
+
+def architecture_bias(data: pd.DataFrame, hyper: Hyper | None = None) -> dict[str, dict]:
+    """What the model misses for an architecture no card of the fit shares: each architecture of
+    ``data`` hidden in turn (leave-one-architecture-out, no priors), the median log(measured /
+    predicted) of its rows in each set (``source``), then the median over sets (a set counts once)."""
+    from fedopt.normalize.evaluate import leave_one_card_out
+
+    res = leave_one_card_out(data, hyper=hyper, unit="architecture", baselines=False)
+    res = res.assign(lr=np.log(res["throughput"] / res["pred"]), set=res.get("source", ""))
+    res = res[np.isfinite(res["lr"])]
+    per_set = res.groupby(["card", "set"])["lr"].agg(["median", "size"]).reset_index()
+    out = {}
+    for arch, g in per_set.groupby("card", sort=True):
+        out[str(arch)] = {
+            "log_bias": round(float(g["median"].median()), 4),
+            "rows": int(g["size"].sum()),
+            "per_set": {str(k): round(float(v), 4) for k, v in zip(g["set"], g["median"], strict=True)},
+        }
+    return out
 
 
 def write_params(path: Path = PARAMS_PATH) -> dict:
@@ -123,6 +145,19 @@ def arch_priors(params: dict | None = None, shrink: float = ARCH_PRIOR_SHRINK) -
     return {a: (shrink * float(np.log(e)), vendor.get(a, "?")) for a, e in params.get("architectures", {}).items()}
 
 
+def arch_bias(params: dict | None = None, shrink: float = ARCH_BIAS_SHRINK) -> dict[str, float]:
+    """architecture -> log throughput correction, shrunk, for a card whose architecture is not in
+    the user's file (``ThroughputModel.arch_bias``). Only a miss that two sets or more show, all in
+    the same direction: one set's miss may be that set's (its workloads, its other cards)."""
+    params = load_params() if params is None else params
+    out = {}
+    for arch, v in params.get("architecture_bias", {}).items():
+        per_set = list(v.get("per_set", {}).values())
+        if len(per_set) >= 2 and (min(per_set) > 0 or max(per_set) < 0):
+            out[arch] = shrink * float(v["log_bias"])
+    return out
+
+
 def fit_settings(priors: bool = True, exclude: tuple[str, ...] | None = None) -> dict:
     """Keyword arguments of ``ThroughputModel`` (and the evaluations) that fit a user's file as
     the command does: the calibrated scale-out slowdown, and unless ``priors`` is False the card
@@ -133,6 +168,7 @@ def fit_settings(priors: bool = True, exclude: tuple[str, ...] | None = None) ->
     if priors:
         out["card_priors"] = card_priors(params)
         out["arch_priors"] = arch_priors(params)
+        out["arch_bias"] = arch_bias(params)
     return out
 
 

@@ -58,6 +58,10 @@ def _ratio_baseline(train: pd.DataFrame, test: pd.DataFrame, feature, model: Thr
     return out
 
 
+def _model(resolver, hyper, card_priors, arch_priors, arch_bias) -> ThroughputModel:
+    return ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors, arch_bias=arch_bias)
+
+
 def leave_one_card_out(
     data: pd.DataFrame,
     hyper: Hyper | None = None,
@@ -66,6 +70,7 @@ def leave_one_card_out(
     unit: str = "card",
     card_priors: dict | None = None,
     arch_priors: dict | None = None,
+    arch_bias: dict | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Rows of ``data`` measured > 0 with their held-out predictions (``pred`` and one column per baseline).
@@ -90,7 +95,9 @@ def leave_one_card_out(
         test = data[(keys == key) & (data["throughput"] > 0) & data["workload"].isin(seen)]
         if test.empty or train.empty:
             continue
-        model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors).fit(train)
+        model = ThroughputModel(
+            resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors, arch_bias=arch_bias
+        ).fit(train)
         res = test.copy()
         res["card"] = key
         res["pred"] = model.predict(test)
@@ -128,6 +135,7 @@ def keep_one_card(
     workloads: list[str] | None = None,
     card_priors: dict | None = None,
     arch_priors: dict | None = None,
+    arch_bias: dict | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Workloads seen on one card: each workload measured on two cards or more keeps the rows of
@@ -149,7 +157,9 @@ def keep_one_card(
             if not test_mask.any():
                 continue
             train, test = data[~mine | keep], data[test_mask]
-            model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors).fit(train)
+            model = ThroughputModel(
+                resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors, arch_bias=arch_bias
+            ).fit(train)
             res = test.assign(card=keys[test_mask], kept=key, pred=model.predict(test))
             for fname, feat in SPEC_FEATURES.items():
                 res["base_" + fname] = _ratio_baseline(train, test, feat, model)
@@ -206,13 +216,16 @@ def scaleout_from_one_node(
     resolver: CardResolver | None = None,
     card_priors: dict | None = None,
     arch_priors: dict | None = None,
+    arch_bias: dict | None = None,
 ) -> pd.DataFrame:
     """Rows past one node (``multi``) predicted by a model fitted on ``one_node`` rows only: what a
     user whose file holds single-node runs gets when asking about a large system (the slowdown
     comes from the prior alone). Workloads without one-node rows are left out (their units are
     unknown). Columns as :func:`leave_one_workload_scaleout`; ``base_linear`` is the same card's
     8-accelerator throughput times n / 8."""
-    model = ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors).fit(one_node)
+    model = ThroughputModel(
+        resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors, arch_bias=arch_bias
+    ).fit(one_node)
     test = multi[multi["workload"].isin(set(one_node.loc[one_node["throughput"] > 0, "workload"]))].copy()
     test = test[test["throughput"] > 0]
     test["pred"] = model.predict(test)

@@ -259,6 +259,7 @@ class ThroughputModel:
         hyper: Hyper | None = None,
         card_priors: dict | None = None,
         arch_priors: dict | None = None,
+        arch_bias: dict | None = None,
     ):
         self.resolver = resolver or CardResolver()
         self.hyper = hyper or Hyper()
@@ -267,6 +268,9 @@ class ThroughputModel:
         # architecture -> (calibrated log efficiency, vendor): an architecture not in the fit takes
         # its calibrated differences from the ones that are (optional)
         self.arch_priors = arch_priors or {}
+        # architecture -> log throughput correction for a card whose architecture is not in the fit:
+        # what such predictions missed in the calibration data (optional)
+        self.arch_bias = arch_bias or {}
         self.fitted: Fitted | None = None
         self._one_card: dict[str, tuple[str, dict[int, float]]] = {}  # workload -> (its card, count -> level)
         self._neighbours: dict[int, list[str]] = {}  # group -> its workloads measured on two cards or more
@@ -651,6 +655,11 @@ class ThroughputModel:
             base = fz.eta_vendor.get(vendor, fz.mu)
         return base + self.card_priors.get(key, 0.0) - fz.kappa * self.resolver.power_deficit(self._card(key))
 
+    def _new_arch_bias(self, key: str) -> float:
+        """The calibrated correction of a card whose architecture no card of the fit shares (0 else)."""
+        arch, _ = arch_vendor(self._card(key), key)
+        return 0.0 if arch in self._need().eta_arch else float(self.arch_bias.get(arch, 0.0))
+
     def _eta_arch_from_priors(self, arch: str, vendor: str) -> float | None:
         """An architecture not in the fit, from the calibrated differences to the fitted ones
         (the same vendor's when there are any): each fitted architecture's efficiency plus the
@@ -727,8 +736,11 @@ class ThroughputModel:
         lt_ = matrix_logs(fm, L[:, MATRIX_COLUMNS])
         kk = np.where(kw, fz.k[iw] if W else 0.0, fz.k0)
         V = np.where(kw[:, None], fz.V[iw] if W else 0.0, 0.0).reshape(N, K)
-        prior = {k: self._eta_prior(k) for k in set(keys) if k not in self._ci}  # once per card, not per row
+        unseen = set(keys) - set(self._ci)  # once per card, not per row
+        prior = {k: self._eta_prior(k) for k in unseen}
         eta = np.where(kc, fz.eta[ic] if C else 0.0, [prior.get(k, 0.0) for k in keys])
+        bias = {k: self._new_arch_bias(k) for k in unseen} if self.arch_bias else {}
+        lb = np.array([bias.get(k, 0.0) for k in keys]) if bias else 0.0
         U = np.where(kc[:, None], fz.U[ic] if C else 0.0, 0.0).reshape(N, K)
         sh = _softmax(th)
         rr = _sigmoid(ph)
@@ -740,7 +752,7 @@ class ThroughputModel:
             ps, beta = np.full(N, float(scaleout[0])), float(scaleout[1])
         ov = np.exp(kk + fz.gamma * lc) * comm_factor(n) + np.exp(ps) * scaleout_shape(n, beta)[0]
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) + (U * V).sum(axis=1))
+            out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) + (U * V).sum(axis=1) + lb)
         for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
             if use_measured and (w, k, c) in self.measured:
                 out[i] = self.measured[(w, k, c)]

@@ -88,3 +88,37 @@ def test_the_shipped_parameters_are_current():
         assert shipped["cards"][key]["efficiency"] == pytest.approx(card["efficiency"], abs=2e-3), key
     for arch, eff in fresh["architectures"].items():
         assert shipped["architectures"][arch] == pytest.approx(eff, abs=2e-3), arch
+
+
+def test_an_unmeasured_architecture_takes_its_calibrated_miss(data):
+    plain = ThroughputModel(arch_priors=GAPS).fit(data)
+    biased = ThroughputModel(arch_priors=GAPS, arch_bias={"amd-cdna3": math.log(0.5), "nvidia-ada": 0.7}).fit(data)
+    q = pd.DataFrame({"workload": ["a", "a", "b"], "card_type": ["MI300X", "L40", "H200"], "cards": 8})
+    p0, p1 = plain.predict(q), biased.predict(q)
+    assert p1[0] == pytest.approx(0.5 * p0[0])  # CDNA3 is not in the fit: corrected
+    assert p1[1:] == pytest.approx(p0[1:])  # Ada and Hopper are: their calibrated misses do not apply
+
+
+def test_architecture_bias_is_the_median_over_sets_of_each_sets_median(monkeypatch):
+    import fedopt.normalize.evaluate as evaluate
+    from fedopt.normalize.calibrate import arch_bias, architecture_bias
+
+    # hidden-architecture predictions by hand: CDNA3 predicted 2x, 2x, 1x (set a) and 4x (set b)
+    fake = pd.DataFrame(
+        {
+            "card": ["amd-cdna3"] * 4 + ["nvidia-ada"],
+            "source": ["a", "a", "a", "b", "a"],
+            "throughput": [1.0, 1.0, 1.0, 1.0, 3.0],
+            "pred": [2.0, 2.0, 1.0, 4.0, 1.0],
+        }
+    )
+    monkeypatch.setattr(evaluate, "leave_one_card_out", lambda *a, **k: fake)
+    got = architecture_bias(fake)
+    # set a: median of log(1/2), log(1/2), 0 = log(1/2); set b: log(1/4); over sets: log(1/8) / 2
+    assert got["amd-cdna3"]["log_bias"] == pytest.approx(round(math.log(1 / 8) / 2, 4))
+    assert got["amd-cdna3"]["rows"] == 4
+    assert got["amd-cdna3"]["per_set"] == {"a": round(math.log(0.5), 4), "b": round(math.log(0.25), 4)}
+    assert got["nvidia-ada"]["log_bias"] == pytest.approx(round(math.log(3.0), 4))
+    # the prior of a fit: half of it, and only where two sets or more miss in the same direction
+    params = {"architecture_bias": got | {"nvidia-hopper": {"log_bias": 0.1, "per_set": {"a": 0.3, "b": -0.1}}}}
+    assert arch_bias(params) == {"amd-cdna3": pytest.approx(0.5 * got["amd-cdna3"]["log_bias"])}

@@ -117,7 +117,7 @@ def test_held_out_pooled_meets_half_the_baseline():
 
 def test_held_out_inference_beats_the_baselines(inference):
     # v4.1 fitted alone as the command fits a user's file, priors calibrated on every other set:
-    # measured 7.6% against 14.0% (docs/normalize.md has every set's figures)
+    # measured 7.4% against 14.0% (docs/normalize.md has every set's figures)
     d = inference[inference["source"] == "inference-v4.1"]
     res = leave_one_card_out(d, **fit_settings(exclude=("inference-v4.1",)))
     tab = summary(res).set_index("data").loc["all"]
