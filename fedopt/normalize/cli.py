@@ -256,10 +256,10 @@ def _table(args) -> int:
 
 
 def _calibrate(args) -> int:
-    from fedopt.normalize.calibrate import PARAMS_PATH, write_params
+    from fedopt.normalize import calibrate
 
-    params = write_params()
-    _out(f"wrote {PARAMS_PATH}: {len(params['cards'])} cards calibrated", True)
+    params = calibrate.write_params(calibrate.PARAMS_PATH, progress=_progress(args))
+    _out(f"wrote {calibrate.PARAMS_PATH}: {len(params['cards'])} cards calibrated on {params['rows']} measurements", True)
     return 0
 
 
@@ -323,7 +323,7 @@ def add_normalize(sub) -> None:
     p.add_argument("--table", metavar="instance.json", help="print the instance's rate table (job class x card type)")
     p.add_argument("--by-job", action="store_true", help="with --table: one row per job")
     p.add_argument("--json", action="store_true", help="with --table, --speedups or --shares: JSON")
-    p.add_argument("--calibrate", action="store_true", help="refit models/normalize_params.json on the shared measurements")
-    p.add_argument("--no-priors", action="store_true", help="do not use the calibrated per-card efficiencies")
+    p.add_argument("--calibrate", action="store_true", help="refit models/normalize_params.json on every real set")
+    p.add_argument("--no-priors", action="store_true", help="no calibrated card or architecture priors")
     p.add_argument("-q", "--quiet", action="store_true", help="no notes or progress on stderr")
     p.set_defaults(func=cmd_normalize)

@@ -58,10 +58,6 @@ def _ratio_baseline(train: pd.DataFrame, test: pd.DataFrame, feature, model: Thr
     return out
 
 
-def _model(resolver, hyper, card_priors, arch_priors, arch_bias) -> ThroughputModel:
-    return ThroughputModel(resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors, arch_bias=arch_bias)
-
-
 def leave_one_card_out(
     data: pd.DataFrame,
     hyper: Hyper | None = None,
@@ -72,12 +68,14 @@ def leave_one_card_out(
     arch_priors: dict | None = None,
     arch_bias: dict | None = None,
     progress: Callable[[str], None] | None = None,
+    only: set[str] | None = None,
 ) -> pd.DataFrame:
     """Rows of ``data`` measured > 0 with their held-out predictions (``pred`` and one column per baseline).
     ``unit="architecture"`` hides all cards of one architecture at a time (a new generation:
     its efficiency cannot come from a sibling); the ``card`` column then names the architecture.
-    ``card_priors`` and ``arch_priors`` (``calibrate.fit_settings``) must be calibrated without
-    ``data``: else they leak the hidden card. ``progress`` gets a line per fit."""
+    ``card_priors``, ``arch_priors`` and ``arch_bias`` (``calibrate.fit_settings``) must be
+    calibrated without ``data``: else they leak the hidden card. ``progress`` gets a line per fit;
+    ``only`` limits which cards (architectures) are hidden in turn."""
     resolver = resolver or CardResolver()
     model0 = ThroughputModel(resolver=resolver, hyper=hyper)
     keys = np.array([model0.card_key(n) for n in data["card_type"]])
@@ -86,7 +84,7 @@ def leave_one_card_out(
     elif unit != "card":
         raise ValueError(f"unit: card or architecture, not {unit!r}")
     rows = [data.iloc[:0].assign(card="", pred=0.0)]
-    folds = sorted(set(keys))
+    folds = sorted(set(keys) if only is None else set(keys) & set(only))
     for i, key in enumerate(folds, 1):
         if progress:
             progress(f"leave-one-{unit}-out: fit {i}/{len(folds)}, {key} hidden")

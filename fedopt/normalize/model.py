@@ -645,7 +645,8 @@ class ThroughputModel:
         return float(np.exp(fz.eta[self._ci[key]] if key in self._ci else self._eta_prior(key)))
 
     def _eta_prior(self, key: str) -> float:
-        """Efficiency of a card not in the fit: its architecture's, else its vendor's, else the common one."""
+        """Efficiency of a card not in the fit: its architecture's, else its calibrated gap to the
+        fitted architectures, else its vendor's, else the common one; plus its calibrated offset."""
         fz = self._need()
         arch, vendor = arch_vendor(self._card(key), key)
         base = fz.eta_arch.get(arch)

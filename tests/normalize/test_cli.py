@@ -254,3 +254,29 @@ def test_fit_reports_progress_of_a_long_fit(monkeypatch):
     model_mod.ThroughputModel().fit(pd.read_csv(io.StringIO(M)), progress=lines.append)
     assert lines and lines[0].startswith("fitting 15 measurements, 5 workloads")
     assert any("pass 2/2" in x for x in lines) and all("loss " in x for x in lines)
+
+
+def test_calibrate_writes_the_parameters_file_atomically(tmp_path, capsys, monkeypatch):
+    """--calibrate on a small file of measurements (the real run takes ~25 s): the file is
+    written whole, with every part the priors read, and the fits report on a terminal."""
+    from fedopt.normalize import calibrate
+
+    rows = [(w, c, 8, s * tf) for w, s in (("a", 1.0), ("b", 0.5)) for c, tf in (("H100", 989), ("A100", 312), ("L40S", 362))]
+    small = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+    small["source"] = small["workload"].map({"a": "x", "b": "y"})  # two sets: every architecture hidden in turn
+    monkeypatch.setattr(calibrate, "PARAMS_PATH", tmp_path / "params.json")
+    monkeypatch.setattr("fedopt.normalize.data.calibration_measurements", lambda exclude=(): small)
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    assert main(["normalize", "--calibrate"]) == 0
+    err = capsys.readouterr().err
+    assert "fedopt: calibrating on 6 measurements" in err and "leave-one-architecture-out: fit 3/3" in err
+    assert f"wrote {tmp_path / 'params.json'}: 3 cards calibrated on 6 measurements" in err
+    params = json.loads((tmp_path / "params.json").read_text())
+    archs = {"nvidia-hopper", "nvidia-ampere", "nvidia-ada"}
+    assert params["sources"] == ["x", "y"] and set(params["architecture_bias"]) == archs
+    assert params["common"]["scaleout_median_error"] is None  # no workload of it past one node
+    assert set(calibrate.arch_priors(params)) == archs
+    per_set = {a: list(v["per_set"].values()) for a, v in params["architecture_bias"].items()}
+    agree = {a for a, v in per_set.items() if min(v) > 0 or max(v) < 0}
+    assert set(calibrate.arch_bias(params)) == agree
+    assert [p.name for p in tmp_path.iterdir()] == ["params.json"]  # no temporary file left
