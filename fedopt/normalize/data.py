@@ -43,7 +43,7 @@ MLPERF_CSVS = [SHARED_DATA / "mlperf" / f"mlperf_training_v{v}_summary.csv" for 
 MLPERF_CARDS = 8
 INFERENCE_DIR = Path(__file__).resolve().parents[2] / "data" / "mlperf_inference"
 TRAINING_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v5.1_8acc_runs.csv"
-# gathered after every design choice of the model was fixed: a test set, not a validation set
+# gathered after the model's design was fixed (a test set for it; the calibrated priors came later)
 TRAINING_V60_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.0_8acc_runs.csv"
 # v6.0 systems past 8 accelerators (one run each): how jobs slow as they grow, on newer cards
 TRAINING_V60_MULTI_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.0_multinode_runs.csv"

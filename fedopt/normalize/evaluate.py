@@ -64,17 +64,15 @@ def leave_one_card_out(
     baselines: bool = True,
     resolver: CardResolver | None = None,
     unit: str = "card",
-    card_priors: dict | None = None,
-    arch_priors: dict | None = None,
-    arch_bias: dict | None = None,
     progress: Callable[[str], None] | None = None,
     only: set[str] | None = None,
+    **priors: dict,
 ) -> pd.DataFrame:
     """Rows of ``data`` measured > 0 with their held-out predictions (``pred`` and one column per baseline).
     ``unit="architecture"`` hides all cards of one architecture at a time (a new generation:
     its efficiency cannot come from a sibling); the ``card`` column then names the architecture.
-    ``card_priors``, ``arch_priors`` and ``arch_bias`` (``calibrate.fit_settings``) must be
-    calibrated without ``data``: else they leak the hidden card. ``progress`` gets a line per fit;
+    ``priors`` (``card_priors``, ``arch_priors``, ``arch_bias`` of ``calibrate.fit_settings``, passed
+    to every fit) must be calibrated without ``data``: else they leak the hidden card. ``progress`` gets a line per fit;
     ``only`` limits which cards (architectures) are hidden in turn."""
     resolver = resolver or CardResolver()
     model0 = ThroughputModel(resolver=resolver, hyper=hyper)
@@ -93,9 +91,7 @@ def leave_one_card_out(
         test = data[(keys == key) & (data["throughput"] > 0) & data["workload"].isin(seen)]
         if test.empty or train.empty:
             continue
-        model = ThroughputModel(
-            resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors, arch_bias=arch_bias
-        ).fit(train)
+        model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(train)
         res = test.copy()
         res["card"] = key
         res["pred"] = model.predict(test)
@@ -131,10 +127,8 @@ def keep_one_card(
     hyper: Hyper | None = None,
     resolver: CardResolver | None = None,
     workloads: list[str] | None = None,
-    card_priors: dict | None = None,
-    arch_priors: dict | None = None,
-    arch_bias: dict | None = None,
     progress: Callable[[str], None] | None = None,
+    **priors: dict,
 ) -> pd.DataFrame:
     """Workloads seen on one card: each workload measured on two cards or more keeps the rows of
     one card in turn (all counts), the rest of its rows are hidden and predicted from those and
@@ -155,9 +149,7 @@ def keep_one_card(
             if not test_mask.any():
                 continue
             train, test = data[~mine | keep], data[test_mask]
-            model = ThroughputModel(
-                resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors, arch_bias=arch_bias
-            ).fit(train)
+            model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(train)
             res = test.assign(card=keys[test_mask], kept=key, pred=model.predict(test))
             for fname, feat in SPEC_FEATURES.items():
                 res["base_" + fname] = _ratio_baseline(train, test, feat, model)
@@ -212,18 +204,14 @@ def scaleout_from_one_node(
     multi: pd.DataFrame,
     hyper: Hyper | None = None,
     resolver: CardResolver | None = None,
-    card_priors: dict | None = None,
-    arch_priors: dict | None = None,
-    arch_bias: dict | None = None,
+    **priors: dict,
 ) -> pd.DataFrame:
     """Rows past one node (``multi``) predicted by a model fitted on ``one_node`` rows only: what a
     user whose file holds single-node runs gets when asking about a large system (the slowdown
     comes from the prior alone). Workloads without one-node rows are left out (their units are
     unknown). Columns as :func:`leave_one_workload_scaleout`; ``base_linear`` is the same card's
     8-accelerator throughput times n / 8."""
-    model = ThroughputModel(
-        resolver=resolver, hyper=hyper, card_priors=card_priors, arch_priors=arch_priors, arch_bias=arch_bias
-    ).fit(one_node)
+    model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(one_node)
     test = multi[multi["workload"].isin(set(one_node.loc[one_node["throughput"] > 0, "workload"]))].copy()
     test = test[test["throughput"] > 0]
     test["pred"] = model.predict(test)
