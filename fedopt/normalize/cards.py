@@ -61,6 +61,11 @@ POWER_FLAGSHIP = {
 }
 
 
+# architectures whose matrix units run FP32 work as TF32 (NVIDIA Ampere and newer, AMD CDNA3's
+# XF32, Intel Gaudi's MME), at half their dense BF16 rate
+TF32_ARCHS = frozenset({"nvidia-ampere", "nvidia-ada", "nvidia-hopper", "nvidia-blackwell", "amd-cdna3", "intel-gaudi"})
+
+
 @dataclass(frozen=True)
 class Card:
     """What the model knows of a card type (figures per card)."""
@@ -90,6 +95,15 @@ class Card:
     @property
     def fp32(self) -> float:
         return self.fp32_tflops or self.bf16_tflops * FP32_SHARE_DEFAULT
+
+    @property
+    def tf32(self) -> float:
+        """Dense peak of FP32 work on the matrix units: TF32 at half the BF16 peak where the
+        architecture has it (``TF32_ARCHS``), else the FP32 vector peak (V100 and Turing's
+        matrix units take FP16 only; TPUs, CDNA4, DaVinci: no TF32 path)."""
+        if arch_vendor(self)[0] in TF32_ARCHS:
+            return max(self.bf16_tflops / 2, self.fp32)
+        return self.fp32
 
     @property
     def scaleup(self) -> float:
@@ -328,6 +342,7 @@ def clean_name(name: str) -> str:
     s = re.sub(r"\b(nvidia|tesla|amd|instinct|radeon|intel|huawei|ascend|google)(?=[a-z]{0,3}\d)", " ", s)  # "ascend910c"
     # split letters from digits inside a word only where it helps: "v100m32" -> "v100 m32"
     s = re.sub(r"(\d)(m)(16|32|40|80)\b", r"\1 \2\3", s)
+    s = re.sub(r"\b\d{1,4} ?x(?= ?[a-z])", " ", s)  # a system's card count: "8x h100", "4xv100"
     words = [w for w in s.split() if w not in _NOISE]
     return " ".join(words)
 

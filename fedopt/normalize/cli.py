@@ -102,8 +102,9 @@ def _evaluate(args) -> int:
 
             data = held_out_measurements()
             what = (
-                "held-out MLPerf Inference v4.1 and v5.1 (closed, datacenter, Offline) and MLPerf Training v5.1 "
-                "and v6.0 at 8 accelerators, fitted together; priors calibrated on the shared data only"
+                "held-out MLPerf Inference v4.1 and v5.1 (closed, datacenter, Offline), MLPerf Training v5.1 "
+                "and v6.0 at 8 accelerators and Lambda's PyTorch benchmarks, fitted together; priors calibrated "
+                "on the shared data only"
             )
         else:
             data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
@@ -239,7 +240,7 @@ def _shares(args) -> int:
         return 0
     _out(
         "per workload: time shares on the reference card (an H100 SXM: compute, mem, host), the share of\n"
-        "compute on matrix units (tensor), and that matrix time's shares by number format (bf16, fp8, fp4)"
+        "compute on matrix units (tensor), and that matrix time's shares by number format (tf32: FP32 work, bf16, fp8, fp4)"
     )
     _out(tab.to_string(float_format=lambda v: f"{v:.3f}"))
     return 0
@@ -295,7 +296,7 @@ def add_normalize(sub) -> None:
     p.add_argument(
         "--held-out",
         action="store_true",
-        help="with --evaluate: on the MLPerf sets of data/, pooled and alone, priors calibrated without them",
+        help="with --evaluate: on the sets of data/ (MLPerf, Lambda), pooled and alone, priors calibrated without them",
     )
     p.add_argument("--by-card", action="store_true", help="with --evaluate: errors per held-out card")
     p.add_argument(

@@ -20,7 +20,10 @@ Held-out data (``data/``, see its README): MLPerf Inference v4.1 and v5.1 closed
 datacenter results, Offline scenario (samples or tokens per second of whole one-node systems of
 1-16 accelerators), and MLPerf Training v5.1 and v6.0 runs on 8 accelerators (MI300X-MI355X,
 H200, GH200, B200-GB300): other workloads and newer cards than the shared data, to check that
-the model generalizes. The v6.0 runs were gathered after the model's design was fixed, as a test
+the model generalizes; and Lambda's PyTorch training benchmarks (NVIDIA DeepLearningExamples,
+FP16/AMP and FP32, on twelve card types from Quadro RTX 8000 and V100 to RTX 4090, RTX 6000 Ada
+and H100 at 1-8 GPUs), added 2026-12-03 with the TF32 share they showed the model lacked. The
+v6.0 runs were gathered after the model's design was fixed, as a test
 set; the calibrated priors added after (2026-12-03) were chosen looking at every set, v6.0
 included. The shipped calibration (``calibrate.py``) pools every set for its card and
 architecture priors, and an evaluation of a set uses priors calibrated without it
@@ -47,6 +50,11 @@ TRAINING_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v5.1_8a
 TRAINING_V60_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.0_8acc_runs.csv"
 # v6.0 systems past 8 accelerators (one run each): how jobs slow as they grow, on newer cards
 TRAINING_V60_MULTI_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.0_multinode_runs.csv"
+
+# Lambda's PyTorch training benchmarks: NVIDIA DeepLearningExamples on one node of 1-8 GPUs, AMP and FP32
+LAMBDA_CSVS = [INFERENCE_DIR.parent / "lambda" / f"pytorch-train-throughput-{p}.csv" for p in ("fp16", "fp32")]
+# a system more than this much faster per card than one card of its type reports a broken figure
+LAMBDA_MAX_PER_CARD_GAIN = 1.5
 
 MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
 QUERY_COLUMNS = ("workload", "card_type", "cards")
@@ -231,7 +239,37 @@ def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
     return _median_cells(df, "accelerator_model_name", ["benchmark"], f"mlperf-train-{rnd}/{{}}", lambda _: f"training-{rnd}")
 
 
-HELD_OUT_SOURCES = ("inference-v4.1", "inference-v5.1", "training-v5.1", "training-v6.0")
+def lambda_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
+    """Lambda's PyTorch training throughputs in the measurement format (source ``lambda-pytorch``).
+
+    One workload per model and precision (``lambda-fp16/resnet50``: automatic mixed precision;
+    ``lambda-fp32/...``: FP32, which NGC's PyTorch runs as TF32 on Ampere and newer); the card
+    count is ``num_gpu``; throughput = the median over the systems of one card type and count
+    (Lambda's own, its cloud's, Dell's, Supermicro's, 1CC's H100 servers). Cells of 0 or -1 were not
+    run or failed and are left out, and so is a system more than ``LAMBDA_MAX_PER_CARD_GAIN`` times
+    faster per card than the median one card of its type (NCF on four of the five 8x H100 systems
+    reports 3-400x: broken figures)."""
+    paths = paths or LAMBDA_CSVS
+    parts = []
+    for path in paths:
+        prec = Path(path).stem.rsplit("-", 1)[-1]
+        df = pd.read_csv(path)
+        long = df.melt(id_vars=["name_gpu", "num_gpu", "watt", "price"], var_name="model", value_name="tp")
+        long["prec"] = prec
+        parts.append(long)
+    df = pd.concat(parts, ignore_index=True)
+    df = df[df["tp"] > 0].copy()
+    df["cards"] = df["num_gpu"].astype(np.int64)
+    df["key"] = _card_keys(df["name_gpu"])
+    df = df[df["key"] != ""]
+    per_card = df["tp"] / df["cards"]
+    one = df[df["cards"] == 1].groupby(["prec", "model", "key"])["tp"].median().rename("one")
+    ref = df.join(one, on=["prec", "model", "key"])["one"]
+    df = df[~(per_card > LAMBDA_MAX_PER_CARD_GAIN * ref)]
+    return _median_cells(df, "key", ["prec", "model"], "lambda-{}/{}", lambda *_: "lambda-pytorch")
+
+
+HELD_OUT_SOURCES = ("inference-v4.1", "inference-v5.1", "lambda-pytorch", "training-v5.1", "training-v6.0")
 
 
 def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
@@ -246,9 +284,11 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 def held_out_measurements() -> pd.DataFrame:
     """Everything in ``data/`` (MLPerf Inference v4.1/v5.1, MLPerf Training v5.1 and v6.0 at 8
-    accelerators), with ``source``: the set ``normalize --evaluate --held-out`` runs on."""
+    accelerators, Lambda's PyTorch benchmarks), with ``source``: the set ``normalize --evaluate
+    --held-out`` runs on."""
     files = _inference_files()
-    if not files or not TRAINING_RUNS_CSV.exists() or not TRAINING_V60_RUNS_CSV.exists():
+    needed = [TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV, *LAMBDA_CSVS]
+    if not files or not all(p.exists() for p in needed):
         raise InputError("held-out data", f"not found under {INFERENCE_DIR.parent} (it ships with the source tree)")
     training = [mlperf_training_held_out(TRAINING_RUNS_CSV), mlperf_training_held_out(TRAINING_V60_RUNS_CSV)]
-    return pd.concat([mlperf_inference(files), *training], ignore_index=True)
+    return pd.concat([mlperf_inference(files), *training, lambda_benchmarks()], ignore_index=True)

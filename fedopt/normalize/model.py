@@ -7,7 +7,7 @@ card's inverse capacity relative to it:
 
     tau(w, c) = s_compute * x_compute + s_mem * x_mem + s_host
       x_compute = x_matrix^rho_w * (67 / fp32_tflops)^(1 - rho_w) / e_c
-      x_matrix  = (989 / bf16_tflops)^(1 - u8_w) * (1979 / p8_tflops)^(u8_w - u4_w) * (1979 / p4_tflops)^u4_w
+      x_matrix  = (494.5 / tf32)^(1 - u16_w) * (989 / bf16)^(u16_w - u8_w) * (1979 / p8)^(u8_w - u4_w) * (1979 / p4)^u4_w
       x_mem     = 3350 / mem_bw_gbs
       (s_host: time no accelerator shortens: input pipeline, host, kernel launches)
 
@@ -18,10 +18,12 @@ card's inverse capacity relative to it:
               past 72 on NVL72 racks, whose NVLink domain spans 72 cards)
 
 ``s_w = softmax(theta_w)`` are the workload's time shares, ``rho_w`` the share of its compute on
-matrix (tensor) units (FP32 vector peak at 0, matrix peaks at 1), ``u8_w``, ``u4_w`` the shares
-of its matrix time at 8 bits or fewer (FP8, or INT8 on cards without FP8) and at 4 bits (FP4)
-(p8 is the BF16 peak on a card with nothing narrower, p4 the 8-bit one: INT8 inference gains on
-an A100 over a V100, FP4 decoding on a B200 over an H100, BF16 training on neither), ``a_w`` its scale, ``k_w``
+matrix (tensor) units (FP32 vector peak at 0, matrix peaks at 1), ``u16_w``, ``u8_w``, ``u4_w`` the
+shares of its matrix time at 16 bits or fewer (the rest is FP32 work: TF32 where the card has it,
+its FP32 vector peak where not: V100, Turing), at 8 bits or fewer (FP8, or INT8 on cards without
+FP8) and at 4 bits (FP4) (p8 is the BF16 peak on a card with nothing narrower, p4 the 8-bit one:
+INT8 inference gains on an A100 over a V100, FP4 decoding on a B200 over an H100, BF16 training
+on neither), ``a_w`` its scale, ``k_w``
 its all-reduce overhead (ring traffic 2 (n-1)/n; past one node of 8 cards the scale-out network,
 <= 50 GB/s per card), ``psi_w`` and ``beta`` how much a job slows as it grows past one node
 (synchronization, larger batches that need more steps: MLPerf's 1024-card systems train at ~1/5
@@ -30,7 +32,7 @@ low-rank (collaborative filtering) correction of the job x card matrix.
 
 Fit: least soft-L1 error in log throughput (errors past ~15% count linearly), with shrinkage:
 theta_w, rho_w, k_w toward their group's (a group: a connected set of workloads and cards), those
-weakly toward global ones; u8_w, u4_w firmly toward a fixed prior (15%, 1%), not a group's: a
+weakly toward global ones; u16_w, u8_w, u4_w firmly toward a fixed prior (98%, 15%, 1%), not a group's: a
 job's number formats are its recipe's, shown only where several cards show them; the shares'
 strength set per group from how much its workloads agree
 (empirical Bayes, a second fit); eta_c toward its architecture's efficiency, that toward its
@@ -63,9 +65,10 @@ from scipy.optimize import minimize
 from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor
 
 RESOURCES = ("compute", "mem", "host")
-REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0, "fp8": 1979.0, "fp4": 1979.0}  # H100 SXM: x = 1 on it
-FORMATS = ("bf16", "fp8", "fp4")  # matrix number formats (fp8: 8 bits, FP8 or INT8)
-MATRIX_COLUMNS = [0, 4, 5]  # card_logs' columns of the formats' peaks
+# H100 SXM: x = 1 on it
+REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0, "fp8": 1979.0, "fp4": 1979.0, "tf32": 494.5}
+FORMATS = ("tf32", "bf16", "fp8", "fp4")  # matrix number formats, widest first (fp8: 8 bits, FP8 or INT8)
+MATRIX_COLUMNS = [6, 0, 4, 5]  # card_logs' columns of the formats' peaks
 SCALEOUT_GBS = 50.0  # per card between nodes (400 Gb/s)
 NO_TENSOR = -30.0  # logit of rho for a workload with no evidence of matrix-unit use
 
@@ -111,13 +114,14 @@ def card_logs(card: Card, n: np.ndarray | int) -> np.ndarray:
     counts, at = np.unique(np.minimum(n, domain), return_inverse=True)
     node = np.array([card.ring_gbs(int(k)) for k in counts])[at.reshape(-1)]
     bw = np.where(n <= domain, node, np.minimum(node, SCALEOUT_GBS))
-    out = np.empty((len(n), 6))
+    out = np.empty((len(n), 7))
     out[:, 0] = np.log(REF["bf16"] / card.bf16_tflops)
     out[:, 1] = np.log(REF["fp32"] / card.fp32)
     out[:, 2] = np.log(REF["mem"] / card.mem_bw_gbs)
     out[:, 3] = np.log(REF["comm"] / bw)
     out[:, 4] = np.log(REF["fp8"] / card.p8)
     out[:, 5] = np.log(REF["fp4"] / card.p4)
+    out[:, 6] = np.log(REF["tf32"] / card.tf32)
     return out
 
 
@@ -133,10 +137,11 @@ def scaleout_shape(n: np.ndarray | float, beta: float) -> tuple[np.ndarray, np.n
 
 
 def matrix_logs(u: np.ndarray, LF: np.ndarray) -> np.ndarray:
-    """Log inverse matrix capacity [N] from the BF16, 8-bit, 4-bit columns ``LF`` [N, 3] and the
-    shares ``u`` [N, 2] or [2] of matrix time at 8 bits or fewer and at 4 bits: the blend
-    (1 - u8) BF16 + (u8 - u4) 8-bit + u4 4-bit. Linear in ``u`` (box-bounded in the fit): a share
-    of 1% can still grow when the data call for it, where a softmax logit there barely moves."""
+    """Log inverse matrix capacity [N] from the TF32, BF16, 8-bit, 4-bit columns ``LF`` [N, 4] and
+    the shares ``u`` [N, 3] or [3] of matrix time at 16 bits or fewer, at 8 bits or fewer and at 4
+    bits: the blend (1 - u16) TF32 + (u16 - u8) BF16 + (u8 - u4) 8-bit + u4 4-bit. Linear in ``u``
+    (box-bounded in the fit): a share of 1% can still grow when the data call for it, where a
+    softmax logit there barely moves."""
     return LF[:, 0] + (np.diff(LF, axis=1) * u).sum(axis=1)
 
 
@@ -202,8 +207,12 @@ class Hyper:
     kappa_prior: float = 0.5
     # shares of a workload's matrix-unit time at BF16, 8-bit (FP8/INT8) and 4-bit (FP4) peaks:
     # BF16 training ~(1, 0, 0), FP8 training and INT8 inference ~(0, 1, 0), FP4 LLM decoding on Blackwell ~(0, 0, 1)
-    format_prior: tuple[float, float, float] = (0.85, 0.14, 0.01)
+    format_prior: tuple[float, float, float, float] = (0.02, 0.83, 0.14, 0.01)
     lam_format: float = 1.0  # toward the prior: FP4 only where several cards show it (a recipe, not a card, picks it)
+    # the FP32 (TF32) share, weakly: FP32 training jobs exist (Lambda's FP32 benchmarks: 0.1 reads them,
+    # 1 held them at BF16 and over-predicted V100 and Turing by 50-100%; 0.03 and weaker let Gavel's
+    # 2019 jobs read TF32 into cards they never ran on: 21.9% -> 25-27%)
+    lam_tf32: float = 0.1
     lam_kappa: float = 0.01  # weak: training data show ~0, saturating inference ~2
     # scale-out priors: MLPerf Training v3.1-v4.1 closed systems of 16-3584 accelerators
     # (calibrate.py refits them; these are that fit's values, used when no file is at hand)
@@ -247,7 +256,7 @@ class Fitted:
     info: dict = field(default_factory=dict)
     kappa: float = 0.0  # share of a card's power deficit in its efficiency
     formats: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))  # [W, 2] matrix time at <= 8 bits, at 4 bits
-    formats0: np.ndarray = field(default_factory=lambda: np.zeros(2))  # the prior's: an unmeasured workload's
+    formats0: np.ndarray = field(default_factory=lambda: np.zeros(3))  # the prior's: an unmeasured workload's
 
 
 class ThroughputModel:
@@ -289,7 +298,7 @@ class ThroughputModel:
 
     def _rows(self, keys: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Log inverse capacities [N, 6] (``card_logs``) and efficiency masks [N, 2] (compute, mem) of rows."""
-        L = np.empty((len(keys), 6))
+        L = np.empty((len(keys), 7))
         m = np.empty((len(keys), 2))
         codes, uniq = pd.factorize(np.asarray(keys, dtype=object))  # integer codes: cheap to compare
         for j, key in enumerate(uniq):
@@ -298,9 +307,10 @@ class ThroughputModel:
             if card is None:  # no specs: a typical card whose efficiency scales it all
                 L[idx] = card_logs(Card(key, 1.0, 1.0), n[idx])
                 L[idx, :3] = self._typical
-                L[idx, 4:] = self._typical[0] + np.log(
+                L[idx, 4:6] = self._typical[0] + np.log(
                     REF["fp8"] / REF["bf16"] / 2
                 )  # 8-/4-bit peaks 2x BF16, as on the reference
+                L[idx, 6] = self._typical[0]  # TF32 half of BF16, as on the reference
                 m[idx] = 1.0
             else:
                 L[idx] = card_logs(card, n[idx])
@@ -396,9 +406,10 @@ class ThroughputModel:
         phi_prior = float(np.log(h.rho_prior / (1 - h.rho_prior)))
         s = h.robust_scale
         hx = h.host
-        F = len(FORMATS) - 1  # (share at 8 bits or fewer, share at 4 bits)
+        F = len(FORMATS) - 1  # (share at 16 bits or fewer, at 8 bits or fewer, at 4 bits)
         sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G, W, 1, 1, G, 1, W * F]
-        fmt_prior = np.array([h.format_prior[1] + h.format_prior[2], h.format_prior[2]])
+        fmt_prior = np.cumsum(h.format_prior[::-1])[::-1][1:]  # (1 - tf32, fp8 + fp4, fp4)
+        lam_fmt = np.array([h.lam_tf32, h.lam_format, h.lam_format])
         offs = np.cumsum([0, *sizes])
 
         def unpack(p):
@@ -439,8 +450,8 @@ class ThroughputModel:
             gfm = np.stack([np.bincount(iw, dfm[:, j], W) for j in range(F)], axis=1)
             # format shares toward the prior itself, not a group's: a format is a job's own recipe
             d = fm - fmt_prior
-            loss += h.lam_format * (d**2).sum()
-            gfm += 2 * h.lam_format * d
+            loss += (lam_fmt * d**2).sum()
+            gfm += 2 * lam_fmt * d
             geta = np.bincount(ic, g * (sx[:, 0] * mc + sx[:, 1] * mm) / tau, C)
             dov = -g / (1 + ov)
             gk = np.bincount(iw, dov * ovc, W)
@@ -626,8 +637,8 @@ class ThroughputModel:
         t = fz.theta[i] if i is not None else fz.theta0
         out = dict(zip(RESOURCES, _softmax(t).tolist(), strict=True))
         out["tensor"] = float(_sigmoid(fz.phi[i] if i is not None else fz.phi0))
-        u8, u4 = (float(v) for v in (fz.formats[i] if i is not None else fz.formats0))
-        out |= {"bf16": 1.0 - max(u8, u4), "fp8": max(u8 - u4, 0.0), "fp4": u4}
+        u = [1.0, *(float(v) for v in (fz.formats[i] if i is not None else fz.formats0)), 0.0]
+        out |= {f: max(u[j] - u[j + 1], 0.0) for j, f in enumerate(FORMATS)}
         return out
 
     def share_table(self, workloads: list[str] | None = None) -> pd.DataFrame:

@@ -74,6 +74,11 @@ NAMES = {
     "Intel Data Center GPU Max 1550": "Max-1550",
     # Huawei's 910B server is called "A2": not NVIDIA's A2
     "Atlas 800T A2": "Ascend-910B",
+    # systems named with their card count (Lambda's benchmark tables)
+    "LambdaCloud 4xV100 16GB": "V100-SXM2-16GB",
+    "8x H100 80GB SXM5": "H100-SXM-80GB",
+    "Dell 2x H100 80GB SXM5": "H100-SXM-80GB",
+    "2x RTX A6000": "RTX-A6000",
 }
 
 
@@ -186,3 +191,15 @@ def test_nvl72_racks_keep_nvlink_past_one_node():
 
     assert ring("GB200 NVL72", 64) == 1800 and ring("GB200", 144) == 50  # one NVLink domain of 72
     assert ring("H100", 8) == 900 and ring("H100", 16) == 50  # an HGX node is 8
+
+
+def test_tf32_peak_where_the_matrix_units_take_fp32():
+    # TF32 at half the dense BF16 peak on Ampere and newer (A100 156, H100 494.5 TFLOPS); V100,
+    # Turing and CDNA4 run FP32 work on their vector units (15.7, 16.3, 157.3 TFLOPS)
+    res = CardResolver()
+    assert res.resolve("A100 SXM").tf32 == pytest.approx(156, abs=1)
+    assert res.resolve("H100 SXM").tf32 == pytest.approx(494.5)
+    assert res.resolve("RTX 3090").tf32 == pytest.approx(res.resolve("RTX 3090").bf16_tflops / 2, rel=0.01)
+    for name in ("V100", "Quadro RTX 8000", "MI355X", "K80"):
+        card = res.resolve(name)
+        assert card.tf32 == card.fp32 < card.bf16_tflops or name == "K80"

@@ -221,7 +221,7 @@ def test_shares(files, capsys):
     doc = json.loads(capsys.readouterr().out)
     bert = doc["bert"]
     assert abs(bert["compute"] + bert["mem"] + bert["host"] - 1) < 1e-5  # time shares
-    assert abs(bert["bf16"] + bert["fp8"] + bert["fp4"] - 1) < 1e-5 and 0 <= bert["tensor"] <= 1
+    assert abs(bert["tf32"] + bert["bf16"] + bert["fp8"] + bert["fp4"] - 1) < 1e-5 and 0 <= bert["tensor"] <= 1
     assert main(["normalize", "--shares"]) == 2
     assert "needs --measurements" in capsys.readouterr().err
 

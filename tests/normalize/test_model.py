@@ -1,4 +1,4 @@
-"""The throughput model's number-format shares: a job's matrix time at BF16, 8-bit and 4-bit peaks."""
+"""The throughput model's number-format shares: a job's matrix time at TF32, BF16, 8-bit and 4-bit peaks."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from fedopt.normalize.model import ThroughputModel
 # pulled toward the prior (mostly BF16, 1% FP4): several cards at several counts must show a format.
 MEASURED = ["H100", "A100", "V100", "TITAN V", "B200", "GB200", "MI355X"]
 COUNTS = (1, 2, 4, 8)
-PEAK = {"bf16": "bf16_tflops", "fp8": "p8", "fp4": "p4"}  # each job runs at one format's peak
-JOBS = {"pretrain": "bf16", "cnn-int8": "fp8", "decode-fp4": "fp4"}
+PEAK = {"tf32": "tf32", "bf16": "bf16_tflops", "fp8": "p8", "fp4": "p4"}  # each job runs at one format's peak
+JOBS = {"pretrain": "bf16", "cnn-int8": "fp8", "decode-fp4": "fp4", "fp32-train": "tf32"}
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +39,9 @@ def test_format_shares_are_read_from_the_data(model):
     assert model.shares("pretrain")["bf16"] >= 0.84
     assert model.shares("cnn-int8")["fp8"] > 0.4
     assert model.shares("decode-fp4")["fp4"] > 0.4
+    # the V100 and TITAN V run FP32 work at their vector peak (no TF32): 8x slower than BF16
+    assert model.shares("fp32-train")["tf32"] > 0.4
+    assert model.shares("pretrain")["tf32"] < 0.05
 
 
 def test_a_new_card_is_predicted_at_the_format_its_job_uses(model):
@@ -52,3 +55,10 @@ def test_a_new_card_is_predicted_at_the_format_its_job_uses(model):
     rtx, h100 = _predict(model, "RTX 4090"), _predict(model, "H100")
     gain = (rtx["cnn-int8"] / rtx["pretrain"]) / (h100["cnn-int8"] / h100["pretrain"])
     assert 1.25 < gain <= 2.05
+
+
+def test_an_fp32_job_on_a_card_without_tf32(model):
+    # Quadro RTX 8000 (not measured): FP16 matrix units at 8x its FP32 peak and no TF32, where an
+    # RTX A6000 runs FP32 work as TF32 at half its BF16 peak: the FP32 job loses far more on the Quadro
+    quadro, a6000 = _predict(model, "Quadro RTX 8000"), _predict(model, "RTX A6000")
+    assert (quadro["fp32-train"] / quadro["pretrain"]) < 0.5 * (a6000["fp32-train"] / a6000["pretrain"])
