@@ -77,7 +77,8 @@ def calibrate(
         "about": "fedopt.normalize.calibrate: the throughput model fitted on every real measurement of the "
         "project (Gavel physical throughputs, stanford-futuredata/gavel @ c4fa400; MLPerf Training v3.1-v4.1 "
         "closed division at 8 accelerators, mlcommons/training_results_*; data/: MLPerf Inference v4.1 and "
-        "v5.1 Offline, MLPerf Training v5.1 and v6.0 at 8 accelerators); the scale-out slowdown from "
+        "v5.1 Offline, MLPerf Training v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch training benchmarks, "
+        "lambdal/deeplearning-benchmark @ 0551cb7); the scale-out slowdown from "
         "MLPerf Training v3.1-v4.1 systems past one node (16-3584 accelerators). Efficiencies are achieved "
         "shares of peak compute relative to the model's H100-SXM reference (1.0 = as efficient as it).",
         "sources": sources,
