@@ -116,9 +116,10 @@ class Profile(_Model):
     gb_per_unit: NonNegFloat = Field(0.0, description="memory traffic per unit of work, GB")
     memory_gb: NonNegFloat = Field(0.0, description="memory footprint per card, GB")
     comm_gb_per_unit: NonNegFloat = Field(0.0, description="collective traffic per card per unit of work, GB (scale-up network)")
-    precision: Literal["bf16", "fp8", "int8", "fp4"] = Field(
+    precision: Literal["fp32", "bf16", "fp8", "int8", "fp4"] = Field(
         "bf16",
-        description="number format of its matrix math: the card's dense peak in it counts (without it: the next wider one)",
+        description="number format of its matrix math: the card's dense peak in it counts (without it: the next wider "
+        "one; fp32: TF32, or the FP32 vector peak on a card without TF32)",
     )
 
 

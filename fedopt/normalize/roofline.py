@@ -4,7 +4,8 @@ The time of one unit of work on a card is ``max(compute, memory traffic) + commu
 the rate is the ideal compute time on the reference card divided by that time, so a
 compute-bound job on the reference card runs at exactly 1.0 per card-hour. Compute runs at the
 card's dense matrix peak in the profile's ``precision`` (BF16 by default; an FP8/INT8 or FP4 job
-gets the card's 8-bit or 4-bit peak where it has one, the next wider one where it has not).
+gets the card's 8-bit or 4-bit peak where it has one, the next wider one where it has not; an FP32
+job its TF32 peak, or its FP32 vector peak on a card whose matrix units take no FP32: V100, T4).
 """
 
 from __future__ import annotations
@@ -27,9 +28,13 @@ class CardSpec:
     efficiency: float = 1.0  # achievable share of peak compute, calibrated per card
     fp8_tflops: float | None = None  # dense 8-bit matrix peak (FP8, or INT8 where there is no FP8)
     fp4_tflops: float | None = None  # dense FP4 matrix peak
+    tf32_tflops: float | None = None  # dense peak of FP32 work: TF32 where the matrix units take it, else FP32
 
     def matrix_tflops(self, precision: str = "bf16") -> float:
-        """Dense matrix peak at ``precision``; a card without that format runs the next wider one."""
+        """Dense matrix peak at ``precision``; a card without that format runs the next wider one.
+        ``fp32``: TF32 (half the BF16 peak when the card's figure is unknown)."""
+        if precision == "fp32":
+            return self.tf32_tflops or self.bf16_tflops / 2
         peak = self.bf16_tflops
         if precision in ("fp8", "int8", "fp4"):
             peak = max(peak, self.fp8_tflops or 0.0)
@@ -51,7 +56,10 @@ def card_specs(card_types: Sequence, narrow: bool = False, cards: Sequence | Non
 
         res = CardResolver()
         cards = [from_card_type(ct, res) for ct in card_types]
-    return [dataclasses.replace(s, fp8_tflops=c.fp8_tflops, fp4_tflops=c.fp4_tflops) for s, c in zip(specs, cards, strict=True)]
+    return [
+        dataclasses.replace(s, fp8_tflops=c.fp8_tflops, fp4_tflops=c.fp4_tflops, tf32_tflops=c.tf32)
+        for s, c in zip(specs, cards, strict=True)
+    ]
 
 
 def unit_time_s(tflop: float, gb_moved: float, comm_gb: float, card: CardSpec, precision: str = "bf16") -> float:

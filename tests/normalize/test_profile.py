@@ -95,6 +95,11 @@ def test_precision_picks_the_cards_peak_in_that_format():
     assert profile_rate(1.0, 0.0, 0.0, 10, b200, h100) == pytest.approx(2250 / 989)
     assert profile_rate(1.0, 0.0, 0.0, 10, v100, h100, "int8") == pytest.approx(125 / 1979)
     assert card_specs([card_type("B200-SXM-180GB")])[0].fp4_tflops is None  # the catalog is read only when asked
+    # an FP32 job: TF32 on an H100 (494.5) and an A100 (156), the FP32 vector units on a V100 (15.7)
+    a100 = card_specs([card_type("A100-SXM4-80GB")], narrow=True)[0]
+    assert profile_rate(1.0, 0.0, 0.0, 10, a100, h100, "fp32") == pytest.approx(156 / 494.5, rel=0.01)
+    assert profile_rate(1.0, 0.0, 0.0, 10, v100, h100, "fp32") == pytest.approx(15.7 / 494.5)
+    assert card_specs([card_type("V100-SXM2-32GB")])[0].matrix_tflops("fp32") == pytest.approx(62.5)  # no catalog: half BF16
 
 
 def test_instance_profiles_with_precision():
