@@ -327,13 +327,17 @@ class ThroughputModel:
         n_all = df["cards"].to_numpy(dtype=float)
         wl_all = df["workload"].astype(str).to_numpy()
 
-        # memory fit from zeros
+        # memory fit from zeros; a 0 where the same card type also ran the workload is a cell
+        # nobody filled (benchmark tables write 0 for "not run"), not a job too big for the card
         self.mem_fail: dict[str, float] = {}
         self.mem_ok: dict[str, float] = {}
         self.zero_cells: set[tuple[str, str, int]] = set()
+        ran = {(w, k) for w, k, t in zip(wl_all, keys_all, tp, strict=True) if t > 0}
         for w, k, n, t in zip(wl_all, keys_all, n_all, tp, strict=True):
             card = self._card(k)
             if t <= 0:
+                if (w, k) in ran:
+                    continue
                 self.zero_cells.add((w, k, int(n)))
                 if card is not None and card.memory_gb:
                     self.mem_fail[w] = max(self.mem_fail.get(w, 0.0), card.memory_gb)

@@ -75,6 +75,23 @@ def test_memory_fit_from_measured_zeros():
     assert p[2] > 5.0 and p[3] > 0
 
 
+def test_a_zero_beside_a_run_on_the_same_card_is_an_empty_cell():
+    # benchmark tables write 0 for "not run": an H100 system with 0 beside another H100 that ran the
+    # job says nothing of memory, so a 16 GB V100 stays eligible (it would be 0 were the 0 a failure)
+    m = pd.DataFrame(
+        {
+            "workload": ["xl"] * 4,
+            "card_type": ["Dell H100 80GB SXM5", "H100 80GB SXM5", "RTX 4090", "A100 80GB SXM4"],
+            "cards": 1,
+            "throughput": [0.0, 62259.0, 40427.0, 43078.0],
+        }
+    )
+    model = ThroughputModel().fit(m)
+    q = pd.DataFrame({"workload": ["xl", "xl"], "card_type": ["V100 16GB", "H100 SXM"], "cards": 1})
+    p = model.predict(q)
+    assert p[0] > 0 and p[1] == pytest.approx(62259.0)
+
+
 def test_workload_on_one_card_and_unknown_card():
     m = pd.DataFrame(
         {"workload": ["a", "a", "b"], "card_type": ["H100", "A100", "H100"], "cards": 8, "throughput": [2.0, 1.0, 10.0]}
