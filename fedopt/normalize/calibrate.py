@@ -18,7 +18,7 @@ architectures' and vendors' efficiencies, and the common workload shares. Caller
   systems) as the prior of the user's workloads (``--no-priors`` turns all but the last off).
 
 An evaluation must not use priors calibrated on the set it evaluates: ``fit_settings(exclude=...)``
-calibrates without the named sets (~22 s, cached per process); the evaluation of the shared
+calibrates without the named sets (~28 s, cached per process); the evaluation of the shared
 measurements uses no card or architecture priors at all.
 """
 
@@ -46,7 +46,7 @@ def calibrate(
     data: pd.DataFrame | None = None, hyper: Hyper | None = None, progress: Callable[[str], None] | None = None
 ) -> dict:
     """The parameters file's content, fitted on ``data`` (default: every real measurement);
-    ``progress`` gets a line per fit (seven, ~22 s in all on every set)."""
+    ``progress`` gets a line per fit (seven, ~28 s in all on every set)."""
     from fedopt.normalize.cards import arch_vendor
     from fedopt.normalize.data import calibration_measurements, mlperf
 
@@ -78,7 +78,8 @@ def calibrate(
         "project (Gavel physical throughputs, stanford-futuredata/gavel @ c4fa400; MLPerf Training v3.1-v4.1 "
         "closed division at 8 accelerators, mlcommons/training_results_*; data/: MLPerf Inference v4.1 and "
         "v5.1 Offline, MLPerf Training v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch training benchmarks, "
-        "lambdal/deeplearning-benchmark @ 0551cb7); the scale-out slowdown from "
+        "lambdal/deeplearning-benchmark @ 0551cb7, and TensorFlow CNN benchmarks, "
+        "LambdaColdStorage/lambda-tensorflow-benchmark @ 080a6b7); the scale-out slowdown from "
         "MLPerf Training v3.1-v4.1 systems past one node (16-3584 accelerators). Efficiencies are achieved "
         "shares of peak compute relative to the model's H100-SXM reference (1.0 = as efficient as it).",
         "sources": sources,

@@ -22,7 +22,9 @@ datacenter results, Offline scenario (samples or tokens per second of whole one-
 H200, GH200, B200-GB300): other workloads and newer cards than the shared data, to check that
 the model generalizes; and Lambda's PyTorch training benchmarks (NVIDIA DeepLearningExamples,
 FP16/AMP and FP32, on twelve card types from Quadro RTX 8000 and V100 to RTX 4090, RTX 6000 Ada
-and H100 at 1-8 GPUs), added 2026-12-03 with the TF32 share they showed the model lacked. The
+and H100 at 1-8 GPUs), added 2026-12-03 with the TF32 share they showed the model lacked, and
+Lambda's TensorFlow CNN benchmarks (GTX 1080 Ti to A100), gathered after that share was fixed, as
+its test set. The
 v6.0 runs were gathered after the model's design was fixed, as a test
 set; the calibrated priors added after (2026-12-03) were chosen looking at every set, v6.0
 included. The shipped calibration (``calibrate.py``) pools every set for its card and
@@ -53,6 +55,8 @@ TRAINING_V60_MULTI_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6
 
 # Lambda's PyTorch training benchmarks: NVIDIA DeepLearningExamples on one node of 1-8 GPUs, AMP and FP32
 LAMBDA_CSVS = [INFERENCE_DIR.parent / "lambda" / f"pytorch-train-throughput-{p}.csv" for p in ("fp16", "fp32")]
+# its older TensorFlow CNN benchmarks (tf_cnn_benchmarks: GTX 1080 Ti to A100), a test set for the FP32 share
+LAMBDA_TF_CSVS = [INFERENCE_DIR.parent / "lambda" / f"tf-train-throughput-{p}.csv" for p in ("fp16", "fp32")]
 # a system more than this much faster per card than one card of its type reports a broken figure
 LAMBDA_MAX_PER_CARD_GAIN = 1.5
 
@@ -240,7 +244,9 @@ def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
 
 
 def lambda_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
-    """Lambda's PyTorch training throughputs in the measurement format (source ``lambda-pytorch``).
+    """Lambda's PyTorch training throughputs in the measurement format (source ``lambda-pytorch``;
+    with ``LAMBDA_TF_CSVS`` its TensorFlow CNN benchmarks, source ``lambda-tensorflow``, workloads
+    ``lambda-tf-fp16/resnet50``; its laptop Max-Q cards have no specs and are left out).
 
     One workload per model and precision (``lambda-fp16/resnet50``: automatic mixed precision;
     ``lambda-fp32/...``: FP32, which NGC's PyTorch runs as TF32 on Ampere and newer); the card
@@ -253,9 +259,12 @@ def lambda_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
     parts = []
     for path in paths:
         prec = Path(path).stem.rsplit("-", 1)[-1]
+        tf = Path(path).name.startswith("tf-")
         df = pd.read_csv(path)
-        long = df.melt(id_vars=["name_gpu", "num_gpu", "watt", "price"], var_name="model", value_name="tp")
-        long["prec"] = prec
+        ids = [c for c in ("name_gpu", "num_gpu", "watt", "price") if c in df.columns]
+        long = df.melt(id_vars=ids, var_name="model", value_name="tp")
+        long["prec"] = ("tf-" if tf else "") + prec
+        long["set"] = "lambda-tensorflow" if tf else "lambda-pytorch"
         parts.append(long)
     df = pd.concat(parts, ignore_index=True)
     df = df[df["tp"] > 0].copy()
@@ -266,10 +275,10 @@ def lambda_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
     one = df[df["cards"] == 1].groupby(["prec", "model", "key"])["tp"].median().rename("one")
     ref = df.join(one, on=["prec", "model", "key"])["one"]
     df = df[~(per_card > LAMBDA_MAX_PER_CARD_GAIN * ref)]
-    return _median_cells(df, "key", ["prec", "model"], "lambda-{}/{}", lambda *_: "lambda-pytorch")
+    return _median_cells(df, "key", ["set", "prec", "model"], "lambda-{1}/{2}", lambda s, *_: s)
 
 
-HELD_OUT_SOURCES = ("inference-v4.1", "inference-v5.1", "lambda-pytorch", "training-v5.1", "training-v6.0")
+HELD_OUT_SOURCES = ("inference-v4.1", "inference-v5.1", "lambda-pytorch", "lambda-tensorflow", "training-v5.1", "training-v6.0")
 
 
 def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
@@ -284,11 +293,12 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 def held_out_measurements() -> pd.DataFrame:
     """Everything in ``data/`` (MLPerf Inference v4.1/v5.1, MLPerf Training v5.1 and v6.0 at 8
-    accelerators, Lambda's PyTorch benchmarks), with ``source``: the set ``normalize --evaluate
-    --held-out`` runs on."""
+    accelerators, Lambda's PyTorch and TensorFlow benchmarks), with ``source``: the set
+    ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()
-    needed = [TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV, *LAMBDA_CSVS]
+    needed = [TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV, *LAMBDA_CSVS, *LAMBDA_TF_CSVS]
     if not files or not all(p.exists() for p in needed):
         raise InputError("held-out data", f"not found under {INFERENCE_DIR.parent} (it ships with the source tree)")
     training = [mlperf_training_held_out(TRAINING_RUNS_CSV), mlperf_training_held_out(TRAINING_V60_RUNS_CSV)]
-    return pd.concat([mlperf_inference(files), *training, lambda_benchmarks()], ignore_index=True)
+    lam = [lambda_benchmarks(), lambda_benchmarks(LAMBDA_TF_CSVS)]
+    return pd.concat([mlperf_inference(files), *training, *lam], ignore_index=True)

@@ -14,6 +14,7 @@ from fedopt.normalize.cards import CardResolver
 from fedopt.normalize.data import (
     HELD_OUT_SOURCES,
     INFERENCE_DIR,
+    LAMBDA_TF_CSVS,
     TRAINING_V60_MULTI_CSV,
     TRAINING_V60_RUNS_CSV,
     held_out_measurements,
@@ -56,7 +57,7 @@ def test_training_rows():
     assert h200 == pytest.approx((1 / 22.707617 + 1 / 22.68355) / 2, rel=1e-5)
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
-    sources = {"inference-v4.1", "inference-v5.1", "lambda-pytorch", "training-v5.1", "training-v6.0"}
+    sources = {"inference-v4.1", "inference-v5.1", "lambda-pytorch", "lambda-tensorflow", "training-v5.1", "training-v6.0"}
     assert set(held_out_measurements()["source"]) == sources
 
 
@@ -205,5 +206,24 @@ def test_lambda_set_meets_the_targets():
     # priors calibrated on every other set (~30 s): measured 11.4% against the peak-TFLOPS ratio's
     # 28.7% (14.2% before the TF32 share; docs/normalize.md)
     res = leave_one_card_out(lambda_benchmarks(), **fit_settings(exclude=("lambda-pytorch",)))
+    tab = summary(res).set_index("data").loc["all"]
+    assert tab["model_median"] <= 0.5 * tab["peak_tflops_median"] and tab["model_median"] <= 0.15
+
+
+def test_lambda_tensorflow_rows():
+    # by hand from data/lambda/tf-train-throughput-fp32.csv: ResNet-50 on 4 RTX 2080 Ti is the median
+    # of the NVLink and PCIe systems (1103, 1101); the laptop Max-Q cards have no specs and are out
+    d = lambda_benchmarks(LAMBDA_TF_CSVS)
+    assert set(d["source"]) == {"lambda-tensorflow"} and (d["throughput"] > 0).all()
+    assert d["workload"].nunique() == 12 and d["card_type"].nunique() == 8
+    row = d[(d["workload"] == "lambda-tf-fp32/resnet50") & (d["card_type"] == "RTX-2080-Ti") & (d["cards"] == 4)]
+    assert row["throughput"].tolist() == [1102.0]
+
+
+def test_lambda_tensorflow_test_set_meets_the_targets():
+    # gathered after the FP32 (TF32) share was fixed: six CNNs with FP16 and FP32 on eight cards
+    # (GTX 1080 Ti to A100), fitted alone with priors calibrated on every other set: measured 9.3%
+    # against the peak ratio's 28.9% (18.0% before the FP32 share; docs/normalize.md)
+    res = leave_one_card_out(lambda_benchmarks(LAMBDA_TF_CSVS), **fit_settings(exclude=("lambda-tensorflow",)))
     tab = summary(res).set_index("data").loc["all"]
     assert tab["model_median"] <= 0.5 * tab["peak_tflops_median"] and tab["model_median"] <= 0.15
