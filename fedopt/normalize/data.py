@@ -24,9 +24,8 @@ the model generalizes; and Lambda's PyTorch training benchmarks (NVIDIA DeepLear
 FP16/AMP and FP32, on twelve card types from Quadro RTX 8000 and V100 to RTX 4090, RTX 6000 Ada
 and H100 at 1-8 GPUs), added 2026-12-03 with the TF32 share they showed the model lacked, and
 Lambda's TensorFlow CNN benchmarks (GTX 1080 Ti to A100), gathered after that share was fixed, as
-its test set. The
-v6.0 runs were gathered after the model's design was fixed, as a test
-set; the calibrated priors added after (2026-12-03) were chosen looking at every set, v6.0
+its test set. The v6.0 runs were gathered after the model's design was fixed, as a test set; the
+calibrated priors added after (2026-12-03) were chosen looking at every set, v6.0
 included. The shipped calibration (``calibrate.py``) pools every set for its card and
 architecture priors, and an evaluation of a set uses priors calibrated without it
 (``calibration_measurements(exclude=...)``).

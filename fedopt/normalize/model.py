@@ -32,7 +32,7 @@ low-rank (collaborative filtering) correction of the job x card matrix.
 
 Fit: least soft-L1 error in log throughput (errors past ~15% count linearly), with shrinkage:
 theta_w, rho_w, k_w toward their group's (a group: a connected set of workloads and cards), those
-weakly toward global ones; u16_w, u8_w, u4_w firmly toward a fixed prior (98%, 15%, 1%), not a group's: a
+weakly toward global ones; u8_w, u4_w firmly and u16_w weakly toward a fixed prior (15%, 1%, 98%), not a group's: a
 job's number formats are its recipe's, shown only where several cards show them; the shares'
 strength set per group from how much its workloads agree
 (empirical Bayes, a second fit); eta_c toward its architecture's efficiency, that toward its
@@ -205,8 +205,9 @@ class Hyper:
     # power-limited clocks: how much of a card's power deficit (cards.POWER_FLAGSHIP) shows in its
     # efficiency (0: none, 1: the cube-root law), fitted toward this prior
     kappa_prior: float = 0.5
-    # shares of a workload's matrix-unit time at BF16, 8-bit (FP8/INT8) and 4-bit (FP4) peaks:
-    # BF16 training ~(1, 0, 0), FP8 training and INT8 inference ~(0, 1, 0), FP4 LLM decoding on Blackwell ~(0, 0, 1)
+    # shares of a workload's matrix-unit time at TF32 (FP32 work), BF16, 8-bit (FP8/INT8) and 4-bit (FP4) peaks:
+    # FP32 training ~(1, 0, 0, 0), BF16 training ~(0, 1, 0, 0), FP8 training and INT8 inference ~(0, 0, 1, 0),
+    # FP4 LLM decoding on Blackwell ~(0, 0, 0, 1)
     format_prior: tuple[float, float, float, float] = (0.02, 0.83, 0.14, 0.01)
     lam_format: float = 1.0  # toward the prior: FP4 only where several cards show it (a recipe, not a card, picks it)
     # the FP32 (TF32) share, weakly: FP32 training jobs exist (Lambda's FP32 benchmarks: 0.1 reads them,
@@ -255,7 +256,7 @@ class Fitted:
     loss: float = 0.0
     info: dict = field(default_factory=dict)
     kappa: float = 0.0  # share of a card's power deficit in its efficiency
-    formats: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))  # [W, 2] matrix time at <= 8 bits, at 4 bits
+    formats: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))  # [W, 3] matrix time at <= 16, <= 8, 4 bits
     formats0: np.ndarray = field(default_factory=lambda: np.zeros(3))  # the prior's: an unmeasured workload's
 
 
@@ -297,7 +298,7 @@ class ThroughputModel:
         return self.resolver.resolve(key)
 
     def _rows(self, keys: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Log inverse capacities [N, 6] (``card_logs``) and efficiency masks [N, 2] (compute, mem) of rows."""
+        """Log inverse capacities [N, 7] (``card_logs``) and efficiency masks [N, 2] (compute, mem) of rows."""
         L = np.empty((len(keys), 7))
         m = np.empty((len(keys), 2))
         codes, uniq = pd.factorize(np.asarray(keys, dtype=object))  # integer codes: cheap to compare
@@ -635,7 +636,7 @@ class ThroughputModel:
 
     def shares(self, workload: str) -> dict[str, float]:
         """Time shares on the reference card, tensor fraction, and the matrix time's shares by
-        number format (``bf16``, ``fp8``, ``fp4``); the common ones if unmeasured."""
+        number format (``tf32``: FP32 work, ``bf16``, ``fp8``, ``fp4``); the common ones if unmeasured."""
         fz = self._need()
         i = self._wi.get(workload)
         t = fz.theta[i] if i is not None else fz.theta0
