@@ -333,7 +333,7 @@ class ThroughputModel:
         self.mem_fail: dict[str, float] = {}
         self.mem_ok: dict[str, float] = {}
         self.zero_cells: set[tuple[str, str, int]] = set()
-        ran = {(w, k) for w, k, t in zip(wl_all, keys_all, tp, strict=True) if t > 0}
+        ran = {(w, k) for w, k, t in zip(wl_all, keys_all, tp, strict=True) if t > 0} if (tp <= 0).any() else set()
         for w, k, n, t in zip(wl_all, keys_all, n_all, tp, strict=True):
             card = self._card(k)
             if t <= 0:
