@@ -111,10 +111,11 @@ def test_kappa_never_negative():
 
 
 def test_held_out_pooled_meets_half_the_baseline():
-    # every held-out row, fitted as the command fits one user's file holding them all, the priors
-    # calibrated on the shared data only (~60 s): measured 10.4% against the peak-TFLOPS ratio's
-    # 23.7% (docs/normalize.md)
-    res = leave_one_card_out(held_out_measurements(), **fit_settings(exclude=HELD_OUT_SOURCES))
+    # every held-out MLPerf row (Lambda's sets have their own tests), fitted as the command fits one
+    # user's file holding them all, the priors calibrated on the shared data only (~20 s): measured
+    # 7.1% against the peak-TFLOPS ratio's 15.2% (with Lambda's rows too, 10.4% vs 25.9%; docs/normalize.md)
+    every = held_out_measurements()
+    res = leave_one_card_out(every[~every["source"].str.startswith("lambda")], **fit_settings(exclude=HELD_OUT_SOURCES))
     tab = summary(res).set_index("data").loc["all"]
     assert tab["model_median"] <= 0.5 * tab["peak_tflops_median"]
 
