@@ -10,6 +10,7 @@ it (see ``fedopt.normalize.model``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import re
@@ -351,7 +352,10 @@ def _compact(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+@functools.lru_cache(maxsize=65536)
 def family(name: str) -> str | None:
+    """The card family a name belongs to (``"h100"``); cached: predictions ask it of the same few
+    card ids many times (the architecture of each, its TF32 path)."""
     s = clean_name(name)
     for fam, rx in _FAMILY_RE:
         if rx.search(s):
