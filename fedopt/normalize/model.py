@@ -804,7 +804,7 @@ class ThroughputModel:
             return
         p = self._predict_keys(
             np.array([w for nb in nbs for w in nb], dtype=object),
-            [k for (_, k, _), m in zip(cells, sizes, strict=True) for _ in range(m)],
+            list(np.repeat(np.array([k for _, k, _ in cells], dtype=object), sizes)),
             np.repeat([float(c) for _, _, c in cells], sizes),
             True,
             None,
