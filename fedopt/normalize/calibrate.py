@@ -1,6 +1,6 @@
 """Calibrated parameters (``models/normalize_params.json``): the throughput model fitted on every
 real measurement the project has (the shared Gavel and MLPerf Training measurements and the
-MLPerf Inference / Training sets of ``data/``, see ``fedopt.normalize.data``).
+MLPerf Inference / Training and Lambda benchmark sets of ``data/``, see ``fedopt.normalize.data``).
 
 ``python -m fedopt normalize --calibrate`` rewrites the file. It holds each measured card's compute
 efficiency (its achieved share of peak relative to the H100 reference of the model), the
@@ -46,7 +46,8 @@ def calibrate(
     data: pd.DataFrame | None = None, hyper: Hyper | None = None, progress: Callable[[str], None] | None = None
 ) -> dict:
     """The parameters file's content, fitted on ``data`` (default: every real measurement);
-    ``progress`` gets a line per fit (seven, ~28 s in all on every set)."""
+    ``progress`` gets a line per fit (the full fit, then one per architecture hidden for
+    :func:`architecture_bias`: eleven, ~28 s in all on every set)."""
     from fedopt.normalize.cards import arch_vendor
     from fedopt.normalize.data import calibration_measurements, mlperf
 
