@@ -209,18 +209,25 @@ _FAMILIES = [
     ("k40", r"\bk ?40[mc]?\b"),
     ("p4", r"\bp ?4\b"),
     ("gtx1080ti", r"\b(gtx )?1080 ?ti\b"),
+    ("gtx1080", r"\b(gtx )?1080\b"),
     ("titanxp", r"\btitan ?xp\b"),
     ("titanv", r"\btitan ?v\b"),
     ("titanrtx", r"\btitan ?rtx\b"),
     ("rtx2080ti", r"\b(rtx )?2080 ?ti\b"),
+    ("rtx2080", r"\b(rtx )?2080\b"),
     ("rtx3090", r"\b(rtx )?3090\b"),
+    ("rtx3080ti", r"\b(rtx )?3080 ?ti\b"),
     ("rtx3080", r"\b(rtx )?3080\b"),
+    ("rtx3070", r"\b(rtx )?3070\b"),
+    ("rtx3060", r"\b(rtx )?3060\b"),
     ("rtx6000ada", r"\b(rtx )?6000 ?ada\b"),
     ("rtxpro6000", r"\brtx ?pro ?6000\b"),
     ("quadrortx6000", r"\b(quadro )?rtx ?6000\b"),
     ("quadrortx8000", r"\b(quadro )?rtx ?8000\b"),
     ("rtx4090", r"\b(rtx )?4090\b"),
+    ("rtx4080", r"\b(rtx )?4080\b"),
     ("rtx5090", r"\b(rtx )?5090\b"),
+    ("rtx5080", r"\b(rtx )?5080\b"),
     ("max1550", r"\b(data center )?max ?1550\b|\bponte ?vecchio\b"),
     ("rx7900xtx", r"\b(rx )?7900 ?xtx\b"),
     ("mi355x", r"\bmi ?355 ?x?\b"),
@@ -247,6 +254,7 @@ _FAMILIES = [
     ("inferentia2", r"\binferentia ?2\b|\binf ?2\b"),
 ]
 _FAMILY_RE = [(fam, re.compile(pat)) for fam, pat in _FAMILIES]
+_LAPTOP = re.compile(r"\bmax ?q\b|\bmobile\b|\blaptop\b|\bnotebook\b")
 _FORMS = {"nvl": r"\bnvl\b", "sxm": r"\bsxm|\boam\b", "pcie": r"\bpcie\b|\bpci e\b|\bpci\b"}
 
 
@@ -257,14 +265,19 @@ ARCH = {
     "k40": "nvidia-kepler",
     "p4": "nvidia-pascal",
     "gtx1080ti": "nvidia-pascal",
+    "gtx1080": "nvidia-pascal",
     "titanxp": "nvidia-pascal",
     "titanv": "nvidia-volta",
     "rtx2080ti": "nvidia-turing",
+    "rtx2080": "nvidia-turing",
     "titanrtx": "nvidia-turing",
     "quadrortx6000": "nvidia-turing",
     "quadrortx8000": "nvidia-turing",
     "rtx3090": "nvidia-ampere",
     "rtx3080": "nvidia-ampere",
+    "rtx3080ti": "nvidia-ampere",
+    "rtx3070": "nvidia-ampere",
+    "rtx3060": "nvidia-ampere",
     "a2": "nvidia-ampere",
     "rtx6000ada": "nvidia-ada",
     "rtxpro6000": "nvidia-blackwell",
@@ -286,7 +299,9 @@ ARCH = {
     "l40": "nvidia-ada",
     "l40s": "nvidia-ada",
     "rtx4090": "nvidia-ada",
+    "rtx4080": "nvidia-ada",
     "rtx5090": "nvidia-blackwell",
+    "rtx5080": "nvidia-blackwell",
     "max1550": "intel-xe-hpc",
     "h100": "nvidia-hopper",
     "h800": "nvidia-hopper",
@@ -419,6 +434,8 @@ class CardResolver:
             if _compact(cid) == comp:
                 return card
         fam = family(name)
+        if fam is not None and _LAPTOP.search(clean_name(name)):
+            return None  # a laptop part runs far below its desktop namesake's clocks and power
         if self.extra and fam is not None:
             form = _form(name)
             # a user's card of the same family, unless the name asks for another form (PCIe vs SXM)

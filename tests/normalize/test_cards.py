@@ -53,11 +53,21 @@ NAMES = {
     "NVIDIA RTX A6000": "RTX-A6000",
     "NVIDIA A2": "A2",
     "Tesla P4": "P4",
+    # consumer cards of public benchmark tables; a "Ti" is its own card, a bare number is not a Ti
+    "NVIDIA GeForce GTX 1080": "GTX-1080",
+    "GeForce RTX 2080": "RTX-2080",
+    "RTX 3060": "RTX-3060",
+    "NVIDIA GeForce RTX 3070": "RTX-3070",
+    "RTX 3080 Ti": "RTX-3080-Ti",
+    "NVIDIA GeForce RTX 3080": "RTX-3080",
+    "GeForce RTX 4080": "RTX-4080",
+    "NVIDIA GeForce RTX 5080": "RTX-5080",
     # newer cards
     "NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX-PRO-6000-Blackwell",
     "NVIDIA H200 NVL": "H200-NVL-141GB",
     "NVIDIA H200": "H200-SXM-141GB",
     "NVIDIA B300-SXM-288GB": "B300-SXM-288GB",
+    "NVIDIA B100": "B100",
     "NVIDIA GB300": "GB300",
     "AMD Instinct MI355X": "MI355X",
     "MI350X": "MI350X",
@@ -86,6 +96,12 @@ NAMES = {
 def test_names_resolve(name, card):
     hit = CardResolver().resolve(name)
     assert hit is not None and hit.id == card
+
+
+def test_laptop_parts_have_no_specs():
+    # they run far below their desktop namesakes' clocks and power (Lambda's Max-Q rows)
+    for name in ("RTX 2080 MAX-Q", "RTX 2080 SUPER MAX-Q", "GeForce RTX 4090 Laptop GPU", "RTX 3080 Mobile"):
+        assert CardResolver().resolve(name) is None, name
 
 
 def test_unknown_names():
@@ -203,3 +219,20 @@ def test_tf32_peak_where_the_matrix_units_take_fp32():
     for name in ("V100", "Quadro RTX 8000", "MI355X", "K80"):
         card = res.resolve(name)
         assert card.tf32 == card.fp32 < card.bf16_tflops or name == "K80"
+
+
+def test_geforce_tensor_peaks_agree_with_their_fp32_peaks():
+    # GeForce matrix units at FP32 accumulate run 512 FLOPs per SM per clock on Ampere, Ada and
+    # Blackwell (twice the FP32 vector rate's 256) and on Turing (four times its 128): a typo in
+    # either figure of models/catalog_supplement.csv breaks the ratio
+    res = CardResolver()
+    twice = ["RTX 3060", "RTX 3070", "RTX 3080", "RTX 3080 Ti", "RTX 3090", "RTX 4080", "RTX 4090", "RTX 5080", "RTX 5090"]
+    for name in twice:
+        card = res.resolve(name)
+        assert card.bf16_tflops / card.fp32_tflops == pytest.approx(2.0, rel=0.01), name
+    for name in ("RTX 2080", "RTX 2080 Ti"):
+        card = res.resolve(name)
+        assert card.bf16_tflops / card.fp32_tflops == pytest.approx(4.0, rel=0.01), name
+    for name in ("RTX 4080", "RTX 5080"):  # 8-bit at FP16 accumulate: four times the BF16 figure
+        card = res.resolve(name)
+        assert card.p8 / card.bf16_tflops == pytest.approx(4.0, rel=0.01), name
