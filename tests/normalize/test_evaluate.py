@@ -56,6 +56,25 @@ def test_one_card_workload_takes_its_neighbours_median_ratio():
     assert pred[0] == pytest.approx(2.0, rel=0.05)
 
 
+def test_one_card_workload_takes_the_ratio_of_workloads_that_ran_on_both_cards():
+    # two suites share the H100: x1-x3 ran on H100 and B200 (B200 1.6x), y1-y5 on H100 and A100
+    # (A100 0.5x). "solo" ran on H100 only: on B200 it takes the x's measured ratio, not a median
+    # that the y's B200 predictions (from specs, ~2x) would outvote; on A100 the y's
+    rows = []
+    for i, t in enumerate((1.0, 4.0, 0.2), 1):
+        rows += [(f"x{i}", "H100", 8, t), (f"x{i}", "B200", 8, 1.6 * t)]
+    for i, t in enumerate((3.0, 0.7, 9.0, 1.1, 0.05), 1):
+        rows += [(f"y{i}", "H100", 8, t), (f"y{i}", "A100", 8, 0.5 * t)]
+    rows += [("solo", "H100", 8, 3.0)]
+    model = ThroughputModel().fit(pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"]))
+    q = pd.DataFrame({"workload": ["solo"] * 3, "card_type": ["B200", "A100", "H200"], "cards": 8})
+    on_b200, on_a100, on_h200 = model.predict(q)
+    assert on_b200 == pytest.approx(3.0 * 1.6, rel=1e-9)
+    assert on_a100 == pytest.approx(3.0 * 0.5, rel=1e-9)
+    # nothing ran on H100 and H200: all eight neighbours that ran on the H100, as the model predicts them
+    assert 3.0 < on_h200 < 6.0
+
+
 def test_keep_one_card_on_a_few_workloads():
     d = shared_measurements()
     few = ["gavel/LM (batch size 20)", "gavel/Transformer (batch size 64)", "mlperf-v4.0/bert", "mlperf-v3.1/resnet"]
