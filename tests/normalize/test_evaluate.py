@@ -92,7 +92,9 @@ def test_leave_one_architecture_out_on_mlperf():
     res = leave_one_card_out(d[d["source"] == "mlperf"], unit="architecture")
     assert {"nvidia-hopper", "nvidia-blackwell", "nvidia-ada"} <= set(res["card"])
     row = summary(res).set_index("data").loc["all"]
-    # measured 12.8% against 18.7% for the memory-bandwidth ratio and 27.9% for peak TFLOPS
-    assert row["model_median"] <= 0.15 and row["model_median"] < row["best_spec_median"]
+    # measured 15.1% against 18.7% for the memory-bandwidth ratio and 27.9% for peak TFLOPS (14.3%
+    # before one-card workloads took the ratios of workloads that ran on their card: with Hopper
+    # hidden, 17.9% -> 18.7%)
+    assert row["model_median"] <= 0.16 and row["model_median"] < row["best_spec_median"]
     with pytest.raises(ValueError):
         leave_one_card_out(d.head(3), unit="vendor")
