@@ -812,8 +812,8 @@ class ThroughputModel:
         workloads worse than the plain memory-bandwidth ratio on Gavel (37% vs 26% median error,
         one card kept in turn), the median ratio of the group's workloads better than both (24%;
         MLPerf 13.3% -> 12.7%; ``normalize --evaluate --one-card``), and of those that ran on both
-        cards better still where suites share few cards (MLPerf 12.3% -> 10.8%, held-out MLPerf
-        Training 27% -> 9-11%). Measured cells and ineligible ones keep their values."""
+        cards better still where suites share few cards (MLPerf 12.3% -> 11.2%, held-out MLPerf
+        Training 27% -> 10-16%). Measured cells and ineligible ones keep their values."""
         rows = []  # (row, neighbours' key, card, count, its card, its nearest measured count)
         for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
             one = self._one_card.get(w)
