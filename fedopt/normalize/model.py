@@ -67,7 +67,7 @@ from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor
 RESOURCES = ("compute", "mem", "host")
 # H100 SXM: x = 1 on it
 REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0, "fp8": 1979.0, "fp4": 1979.0, "tf32": 494.5}
-MIN_SAME_CARD_NEIGHBOURS = 3  # a one-card workload's ratio from at least this many workloads that ran on both cards
+MIN_NEIGHBOURS_ON_BOTH = 3  # a one-card workload's ratio from at least this many workloads that ran on both cards
 FORMATS = ("tf32", "bf16", "fp8", "fp4")  # matrix number formats, widest first (fp8: 8 bits, FP8 or INT8)
 MATRIX_COLUMNS = [6, 0, 4, 5]  # card_logs' columns of the formats' peaks
 SCALEOUT_GBS = 50.0  # per card between nodes (400 Gb/s)
@@ -790,8 +790,8 @@ class ThroughputModel:
     def _neighbour_set(self, group: int, card: str, other: str) -> tuple:
         """Key (into ``_neighbour_lists``) of a one-card workload's neighbours for the ratio of its
         ``card`` to ``other``: its group's workloads measured on two cards or more that ran on both
-        (their ratio is measured; suites that share a card type but not the job type keep apart),
-        or all of the group's when fewer than ``MIN_SAME_CARD_NEIGHBOURS`` did (an unmeasured
+        (their ratio is measured, and suites that share one card type but run other jobs stay apart),
+        or all of the group's when fewer than ``MIN_NEIGHBOURS_ON_BOTH`` did (an unmeasured
         card's ratios are the model's for every workload alike). Keys name only what the choice
         depends on, so queries share their neighbours' predictions."""
         key: tuple = (group, card, other)
@@ -799,7 +799,7 @@ class ThroughputModel:
             every = self._neighbours.get(group, [])
             mine, theirs = self._ran_on.get(card, set()), self._ran_on.get(other, set())
             both = [w for w in every if w in mine and w in theirs]
-            enough = len(both) >= MIN_SAME_CARD_NEIGHBOURS
+            enough = len(both) >= MIN_NEIGHBOURS_ON_BOTH
             self._neighbour_keys[key] = key if enough else (group,)
             self._neighbour_lists.setdefault(self._neighbour_keys[key], both if enough else every)
         return self._neighbour_keys[key]
