@@ -88,7 +88,7 @@ def _predict(args) -> int:
 
 def _evaluate(args) -> int:
     from fedopt.normalize.data import HELD_OUT_SOURCES, MEASUREMENT_COLUMNS, read_table, shared_measurements
-    from fedopt.normalize.evaluate import by_card, format_summary, leave_one_card_out, summary, targets
+    from fedopt.normalize.evaluate import by_card, format_summary, leave_one_card_out, oracle_line, summary, targets
 
     if args.plot:
         _figure_format(args.plot)  # before minutes of fitting
@@ -124,6 +124,8 @@ def _evaluate(args) -> int:
     _out(format_summary(tab))
     _out("")
     _out("targets: " + "\n         ".join(targets(tab)))
+    if (line := oracle_line(res)) is not None:
+        _out(line)
     if args.plot:
         _write_figure(res, args.plot, what)
     if args.by_card:
