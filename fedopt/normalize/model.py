@@ -40,12 +40,12 @@ vendor's, that toward a common mu (~0); u, v toward 0. A workload measured only 
 matrix units has rho_w = 0 (nothing shows it uses them). Predicting: a card not in the fit takes
 its architecture's (else vendor's, else the common) efficiency and u = 0, so it is predicted from
 its specs; a workload measured on one card keeps its scale and, on other cards, the median ratio
-of its group's workloads measured on two or more; a workload never measured takes the average
-scale and the global shares.
+of its neighbours (``neighbours.py``); a workload never measured takes the average scale and the
+global shares.
 
-Memory fit: a measured 0 means the job could not run there (out of memory); a card with no more
-memory than the largest card the job failed on (and less than the smallest it ran on) is
-predicted 0: ineligible.
+Memory fit (``memory_fit.py``): a measured 0 means the job could not run there (out of memory); a
+card with no more memory than the largest card the job failed on (and less than the smallest it
+ran on) is predicted 0: ineligible.
 """
 
 from __future__ import annotations
@@ -63,11 +63,12 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor
+from fedopt.normalize.memory_fit import MemoryFit
+from fedopt.normalize.neighbours import OneCardRatios
 
 RESOURCES = ("compute", "mem", "host")
 # H100 SXM: x = 1 on it
 REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0, "fp8": 1979.0, "fp4": 1979.0, "tf32": 494.5}
-MIN_NEIGHBOURS_ON_BOTH = 3  # a one-card workload's ratio from at least this many workloads that ran on both cards
 FORMATS = ("tf32", "bf16", "fp8", "fp4")  # matrix number formats, widest first (fp8: 8 bits, FP8 or INT8)
 MATRIX_COLUMNS = [6, 0, 4, 5]  # card_logs' columns of the formats' peaks
 SCALEOUT_GBS = 50.0  # per card between nodes (400 Gb/s)
@@ -283,12 +284,8 @@ class ThroughputModel:
         # what such predictions missed in the calibration data (optional)
         self.arch_bias = arch_bias or {}
         self.fitted: Fitted | None = None
-        self._one_card: dict[str, tuple[str, dict[int, float]]] = {}  # workload -> (its card, count -> level)
-        self._neighbours: dict[int, list[str]] = {}  # group -> its workloads measured on two cards or more
-        self._group_of: dict[str, int] = {}
-        self._ran_on: dict[str, set[str]] = {}  # card -> the workloads measured on it
-        self._neighbour_keys: dict[tuple, tuple] = {}  # (group, its card, another) -> key of its neighbours
-        self._neighbour_lists: dict[tuple, list[str]] = {}  # key -> a one-card workload's neighbours
+        self._one_card: OneCardRatios | None = None  # workloads measured on one card only
+        self.memory: MemoryFit | None = None  # cards too small for a workload, from measured zeros
 
     # ------------------------------------------------------------------ cards
     def card_key(self, name: str) -> str:
@@ -332,22 +329,7 @@ class ThroughputModel:
         n_all = df["cards"].to_numpy(dtype=float)
         wl_all = df["workload"].astype(str).to_numpy()
 
-        # memory fit from zeros; a 0 where the same card type also ran the workload is a cell
-        # nobody filled (benchmark tables write 0 for "not run"), not a job too big for the card
-        self.mem_fail: dict[str, float] = {}
-        self.mem_ok: dict[str, float] = {}
-        self.zero_cells: set[tuple[str, str, int]] = set()
-        ran = {(w, k) for w, k, t in zip(wl_all, keys_all, tp, strict=True) if t > 0} if (tp <= 0).any() else set()
-        for w, k, n, t in zip(wl_all, keys_all, n_all, tp, strict=True):
-            card = self._card(k)
-            if t <= 0:
-                if (w, k) in ran:
-                    continue
-                self.zero_cells.add((w, k, int(n)))
-                if card is not None and card.memory_gb:
-                    self.mem_fail[w] = max(self.mem_fail.get(w, 0.0), card.memory_gb)
-            elif card is not None and card.memory_gb:
-                self.mem_ok[w] = min(self.mem_ok.get(w, np.inf), card.memory_gb)
+        self.memory = MemoryFit(wl_all, keys_all, n_all, tp, self._card)  # ineligible cards, from zeros
 
         pos = tp > 0
         keys = [k for k, p in zip(keys_all, pos, strict=True) if p]
@@ -596,19 +578,8 @@ class ThroughputModel:
         self._objective, self._solution = f, res.x  # loss and gradient, for tests and diagnostics
         a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap, fm = unpack(res.x)
         # workloads measured on one card only: their ratios across cards come from their group's
-        # workloads measured on two or more (see _one_card_ratios)
-        cells_of: dict[str, dict[str, dict[int, float]]] = {}
-        for (w, k_, nn), t in self.measured.items():
-            cells_of.setdefault(w, {}).setdefault(k_, {})[nn] = t
-        self._one_card = {w: next(iter(by_card.items())) for w, by_card in cells_of.items() if len(by_card) == 1}
-        multi = [w for w in workloads if w not in self._one_card]
-        self._neighbours = {g: [w for w in multi if wg[wi[w]] == g] for g in range(G)}
-        on_card: dict[str, set[str]] = {}
-        for w_, k_, _ in self.measured:
-            on_card.setdefault(k_, set()).add(w_)
-        self._ran_on = on_card
-        self._neighbour_keys, self._neighbour_lists = {}, {}
-        self._group_of = {w: int(wg[wi[w]]) for w in workloads}
+        # workloads measured on two or more (neighbours.py)
+        self._one_card = OneCardRatios(self.measured, {w: int(wg[wi[w]]) for w in workloads})
         self.fitted = Fitted(
             workloads,
             cards,
@@ -700,15 +671,6 @@ class ThroughputModel:
             return None
         return float(np.mean([fz.eta_arch[a] + pri[arch][0] - pri[a][0] for a in anchors]))
 
-    def _too_small(self, workload: str, key: str) -> bool:
-        """Memory fit: the card has no more memory than one the workload failed on (and less than any it ran on)."""
-        if workload not in self.mem_fail:  # most workloads never failed: no card lookup
-            return False
-        card = self._card(key)
-        if card is None or not card.memory_gb:
-            return False
-        return card.memory_gb <= self.mem_fail[workload] and card.memory_gb < self.mem_ok.get(workload, np.inf)
-
     # ------------------------------------------------------------------ predict
     def predict(self, df: pd.DataFrame, use_measured: bool = True, scaleout: tuple[float, float] | None = None) -> np.ndarray:
         """Throughput of every row (``workload, card_type, cards``): finite, 0 = ineligible.
@@ -718,8 +680,8 @@ class ThroughputModel:
         n = df["cards"].to_numpy(dtype=float)
         wl = df["workload"].astype(str).to_numpy()
         out = self._predict_keys(wl, keys, n, use_measured, scaleout)
-        if scaleout is None:
-            self._one_card_ratios(wl, keys, n, out, use_measured)
+        if scaleout is None and self._one_card is not None:
+            self._one_card.apply(self._predict_keys, wl, keys, n, out, use_measured)
         return out
 
     def speedups(
@@ -782,71 +744,7 @@ class ThroughputModel:
         for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
             if use_measured and (w, k, c) in self.measured:
                 out[i] = self.measured[(w, k, c)]
-            elif (w, k, c) in self.zero_cells or self._too_small(w, k):
+            elif self.memory.ineligible(w, k, c):
                 out[i] = 0.0
         out[~np.isfinite(out)] = 0.0
         return out
-
-    def _neighbour_set(self, group: int, card: str, other: str) -> tuple:
-        """Key (into ``_neighbour_lists``) of a one-card workload's neighbours for the ratio of its
-        ``card`` to ``other``: its group's workloads measured on two cards or more that ran on both
-        (their ratio is measured, and suites that share one card type but run other jobs stay apart),
-        or all of the group's when fewer than ``MIN_NEIGHBOURS_ON_BOTH`` did (an unmeasured
-        card's ratios are the model's for every workload alike). Keys name only what the choice
-        depends on, so queries share their neighbours' predictions."""
-        key: tuple = (group, card, other)
-        if key not in self._neighbour_keys:
-            every = self._neighbours.get(group, [])
-            mine, theirs = self._ran_on.get(card, set()), self._ran_on.get(other, set())
-            both = [w for w in every if w in mine and w in theirs]
-            enough = len(both) >= MIN_NEIGHBOURS_ON_BOTH
-            self._neighbour_keys[key] = key if enough else (group,)
-            self._neighbour_lists.setdefault(self._neighbour_keys[key], both if enough else every)
-        return self._neighbour_keys[key]
-
-    def _one_card_ratios(self, wl: np.ndarray, keys: list[str], n: np.ndarray, out: np.ndarray, use_measured: bool) -> None:
-        """A workload measured on one card only: on another card, its measured level times the
-        median ratio (that card / its card) over its neighbours (:meth:`_neighbour_set`).
-
-        Its own shares are unknown; the group's central shares predicted the ratios of such
-        workloads worse than the plain memory-bandwidth ratio on Gavel (37% vs 26% median error,
-        one card kept in turn), the median ratio of the group's workloads better than both (24%;
-        MLPerf 13.3% -> 12.7%; ``normalize --evaluate --one-card``), and of those that ran on both
-        cards better still where suites share few cards (MLPerf 12.3% -> 11.2%, held-out MLPerf
-        Training 27% -> 10-16%). Measured cells and ineligible ones keep their values."""
-        rows = []  # (row, neighbours' key, card, count, its card, its nearest measured count)
-        for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
-            one = self._one_card.get(w)
-            if one is None or k == one[0] or out[i] == 0.0 or (use_measured and (w, k, c) in self.measured):
-                continue
-            k0, levels = one
-            n0 = min(levels, key=lambda m: (abs(np.log(m / c)), -m))  # the nearest measured count
-            rows.append((i, self._neighbour_set(self._group_of.get(w, -1), k0, k), k, c, k0, n0))
-        if not rows:
-            return
-        # every (neighbours, card, count) needed, the neighbours predicted in one batch
-        cells = list(dict.fromkeys(cell for _, g, k, c, k0, n0 in rows for cell in ((g, k, c), (g, k0, n0))))
-        nbs = [self._neighbour_lists[g] for g, _, _ in cells]
-        sizes = np.array([len(nb) for nb in nbs])
-        if not sizes.sum():
-            return
-        p = self._predict_keys(
-            np.array([w for nb in nbs for w in nb], dtype=object),
-            list(np.repeat(np.array([k for _, k, _ in cells], dtype=object), sizes)),
-            np.repeat([float(c) for _, _, c in cells], sizes),
-            True,
-            None,
-        )
-        with np.errstate(divide="ignore"):
-            lp = np.where(p > 0, np.log(np.maximum(p, 1e-300)), np.nan)
-        logs = dict(zip(cells, np.split(lp, np.cumsum(sizes)[:-1]), strict=True))  # -> log predictions of its neighbours
-        ratios: dict[tuple, float | None] = {}
-        for i, g, k, c, k0, n0 in rows:
-            levels = self._one_card[wl[i]][1]
-            key = (g, k, c, k0, n0)
-            if key not in ratios:
-                d = logs[(g, k, c)] - logs[(g, k0, n0)]
-                d = d[np.isfinite(d)]
-                ratios[key] = float(np.median(d)) if d.size else None
-            if ratios[key] is not None:
-                out[i] = levels[n0] * float(np.exp(ratios[key]))
