@@ -378,10 +378,21 @@ def family(name: str) -> str | None:
     return None
 
 
+# Grace Hopper superchips are sold by their memory with the Grace CPU's 480 GB of LPDDR5X:
+# "GH200 480GB" (96 GB of HBM3 beside the 480 GB), "GH200 624GB" (144 GB of HBM3e)
+_GRACE_LPDDR_GB = 480.0
+
+
 def _memory(name: str) -> float | None:
+    """The GPU memory (GB) a name gives, if any."""
     s = clean_name(name)
     m = re.search(r"\b(\d{2,3}) ?g(b|ib)?\b", s) or re.search(r"\bm(16|32|40|80)\b", s)
-    return float(m.group(1)) if m else None
+    if not m:
+        return None
+    gb = float(m.group(1))
+    if family(name) == "gh200" and gb >= _GRACE_LPDDR_GB:
+        gb = gb - _GRACE_LPDDR_GB if gb > _GRACE_LPDDR_GB else 96.0
+    return gb
 
 
 def _form(name: str) -> str | None:

@@ -68,6 +68,10 @@ NAMES = {
     "NVIDIA H200": "H200-SXM-141GB",
     "NVIDIA B300-SXM-288GB": "B300-SXM-288GB",
     "NVIDIA B100": "B100",
+    # sold by GPU + Grace LPDDR5X memory: 96 + 480, 144 + 480
+    "NVIDIA GH200 480GB": "GH200-96GB",
+    "GH200 624GB": "GH200-144GB",
+    "NVIDIA GH200 Grace Hopper Superchip 144GB": "GH200-144GB",
     "NVIDIA GB300": "GB300",
     "AMD Instinct MI355X": "MI355X",
     "MI350X": "MI350X",
