@@ -64,20 +64,19 @@ def _ratio_baseline(train: pd.DataFrame, test: pd.DataFrame, feature, model: Thr
     return out
 
 
-def oracle_ratio(train: pd.DataFrame, test: pd.DataFrame, model: ThroughputModel) -> np.ndarray:
+def oracle_ratio(train: pd.DataFrame, test: pd.DataFrame) -> np.ndarray:
     """Each hidden row from the same workload's rows at the same count on every other card, times
     the hidden card's median ratio to that card at that count over the hidden rows themselves
-    (an oracle: see the module's docstring), averaged geometrically; NaN without such rows."""
-    key = np.array([model.card_key(c) for c in pd.concat([train["card_type"], test["card_type"]])], dtype=object)
-    tr = train.assign(k=key[: len(train)])
-    tr = tr[tr["throughput"] > 0]
-    te = test.assign(k=key[len(train) :], row=np.arange(len(test)))
+    (an oracle: see the module's docstring), averaged geometrically; NaN without such rows. Both
+    tables carry a ``card_key`` column (``ThroughputModel.card_key`` of ``card_type``)."""
+    tr = train[train["throughput"] > 0]
+    te = test.assign(row=np.arange(len(test)))
     pairs = te.merge(tr, on=["workload", "cards"], suffixes=("", "_o"))
     out = np.full(len(test), np.nan)
     if pairs.empty:
         return out
     pairs["log_ratio"] = np.log(pairs["throughput"] / pairs["throughput_o"])
-    level = pairs.groupby(["k", "k_o", "cards"])["log_ratio"].transform("median")
+    level = pairs.groupby(["card_key", "card_key_o", "cards"])["log_ratio"].transform("median")
     pred = (np.log(pairs["throughput_o"]) + level).groupby(pairs["row"]).mean()
     out[pred.index.to_numpy()] = np.exp(pred.to_numpy())
     return out
@@ -101,7 +100,8 @@ def leave_one_card_out(
     ``only`` limits which cards (architectures) are hidden in turn."""
     resolver = resolver or CardResolver()
     model0 = ThroughputModel(resolver=resolver, hyper=hyper)
-    keys = np.array([model0.card_key(n) for n in data["card_type"]])
+    cards = data.assign(card_key=[model0.card_key(n) for n in data["card_type"]])  # for the oracle
+    keys = cards["card_key"].to_numpy()
     if unit == "architecture":
         keys = np.array([arch_vendor(model0._card(k), k)[0] for k in keys])
     elif unit != "card":
@@ -113,7 +113,8 @@ def leave_one_card_out(
             progress(f"leave-one-{unit}-out: fit {i}/{len(folds)}, {key} hidden")
         train = data[keys != key]
         seen = set(train.loc[train["throughput"] > 0, "workload"])
-        test = data[(keys == key) & (data["throughput"] > 0) & data["workload"].isin(seen)]
+        hidden = (keys == key) & (data["throughput"] > 0) & data["workload"].isin(seen)
+        test = data[hidden]
         if test.empty or train.empty:
             continue
         model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(train)
@@ -123,7 +124,7 @@ def leave_one_card_out(
         if baselines:
             for fname, feat in SPEC_FEATURES.items():
                 res["base_" + fname] = _ratio_baseline(train, test, feat, model)
-            res["oracle"] = oracle_ratio(train, test, model)
+            res["oracle"] = oracle_ratio(cards[keys != key], cards[hidden])
         rows.append(res)
     return pd.concat(rows, ignore_index=True)
 

@@ -47,7 +47,7 @@ def test_oracle_ratio_by_hand():
     wl = ["w1", "w2", "w3", "w1", "w4"]
     train = pd.DataFrame({"workload": wl, "card_type": "A", "cards": [1, 1, 1, 2, 1], "throughput": [1.0, 3.0, 5.0, 2.0, 1.0]})
     test = pd.DataFrame({"workload": wl, "card_type": "B", "cards": [1, 1, 1, 2, 2], "throughput": [2.0, 6.0, 20.0, 6.0, 9.0]})
-    got = oracle_ratio(train, test, ThroughputModel())
+    got = oracle_ratio(train.assign(card_key="A"), test.assign(card_key="B"))
     assert got[:4] == pytest.approx([2.0, 6.0, 10.0, 6.0])
     assert pd.isna(got[4])
     line = oracle_line(test.assign(oracle=got, source="s"))
