@@ -86,6 +86,36 @@ def _predict(args) -> int:
     return 0
 
 
+def _evaluate_profiles(args, data, what: str, resolver) -> int:
+    """``--evaluate --profiles``: the profiles' ratios between cards against the measured ones."""
+    import pandas as pd
+
+    from fedopt.normalize.calibrate import _params_without, load_params
+    from fedopt.normalize.profiles import format_profile_summary, profile_leave_one_card_out, read_profiles
+
+    profiles = read_profiles(args.profiles)
+    ours = not args.measurements  # the project's sets: efficiencies calibrated without the set evaluated
+    if args.no_priors:
+        res = profile_leave_one_card_out(data, profiles, resolver, None)
+    elif ours:
+        parts = [
+            profile_leave_one_card_out(part, profiles, resolver, _params_without((str(src),)))
+            for src, part in data.groupby("source")
+        ]
+        res = pd.concat(parts, ignore_index=True)
+    else:
+        res = profile_leave_one_card_out(data, profiles, resolver, load_params())
+    if res.empty:
+        raise InputError("--profiles", "no workload of the measurements has a profile and rows on two card types")
+    eff = "every card at its peaks (--no-priors)"
+    if not args.no_priors:
+        eff = "efficiencies calibrated without the set evaluated" if ours else "the shipped calibrated efficiencies"
+    _out(f"profiles of {args.profiles} on {what}, {eff}: each card hidden in turn, its rows predicted from the same")
+    _out("workload's rows on other cards times the profile's rate ratio (or a spec ratio); absolute relative error")
+    _out(format_profile_summary(res))
+    return 0
+
+
 def _evaluate(args) -> int:
     from fedopt.normalize.data import HELD_OUT_SOURCES, MEASUREMENT_COLUMNS, read_table, shared_measurements
     from fedopt.normalize.evaluate import by_card, format_summary, leave_one_card_out, oracle_line, summary, targets
@@ -115,6 +145,9 @@ def _evaluate(args) -> int:
     else:
         data = shared_measurements()
         what = "shared measurements (Gavel physical; MLPerf Training v3.1-v4.1 at 8 accelerators)"
+    if args.profiles:
+        sets = "the held-out sets of data/" if args.held_out else what
+        return _evaluate_profiles(args, data, sets, resolver)
     progress = _progress(args)
     res = leave_one_card_out(data, resolver=resolver, progress=progress, **fit_as)
     if res.empty:
@@ -271,6 +304,8 @@ def cmd_normalize(args: argparse.Namespace) -> int:
     predicting = args.query is not None or args.out is not None
     if len(modes) + predicting > 1:
         raise InputError("normalize", "choose one of --query/--out, --evaluate, --speedups, --shares, --table, --calibrate")
+    if args.profiles and not args.evaluate:
+        raise InputError("--profiles", "goes with --evaluate (how well the profiles predict measured ratios)")
     if predicting or not modes:
         missing = [f"--{k}" for k in ("measurements", "query", "out") if getattr(args, k) is None]
         if missing:
@@ -299,6 +334,12 @@ def add_normalize(sub) -> None:
         "--held-out",
         action="store_true",
         help="with --evaluate: on the sets of data/ (MLPerf, Lambda), pooled and alone, priors calibrated without them",
+    )
+    p.add_argument(
+        "--profiles",
+        metavar="P.csv",
+        help="with --evaluate: how well job profiles (workload,tflop_per_unit,gb_per_unit,...,precision) predict "
+        "the measured ratios between cards",
     )
     p.add_argument("--by-card", action="store_true", help="with --evaluate: errors per held-out card")
     p.add_argument(

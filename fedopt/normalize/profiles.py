@@ -1,0 +1,161 @@
+"""How well job profiles predict measured speed ratios between cards (``normalize --evaluate --profiles``).
+
+A profile (``fedopt.instance.schema.Profile``: compute, memory traffic and collective traffic per
+unit of work, memory footprint, number format) gives a job's rate on every card type relative to
+the reference card (``roofline.profile_rate_calibrated``), which is what the solver uses for a job
+nobody measured. Checked here as the model is: each card hidden in turn, each of its rows predicted
+from the same workload's rows on the other cards (the same count where there is one, else any,
+scaled linearly) times the profile's rate ratio, against the same prediction with the peak-TFLOPS
+and memory-bandwidth ratios. The level of a job comes from its rows; its ratios from the profile.
+
+A profiles CSV has a ``workload`` column and any of the profile's fields (``tflop_per_unit``,
+``gb_per_unit``, ``comm_gb_per_unit``, ``memory_gb``, ``precision``); other columns are ignored. A
+row without ``tflop_per_unit`` is a compute-bound job in its ``precision`` (1 TFLOP per unit, no
+memory or collective traffic): only ratios between cards are checked, and those do not depend on
+the compute per unit when nothing else is given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from pydantic import ValidationError
+
+from fedopt.errors import InputError
+from fedopt.instance.schema import Profile
+from fedopt.normalize.cards import Card, CardResolver
+from fedopt.normalize.roofline import CardSpec, profile_rate, profile_rate_calibrated
+
+REFERENCE = "H100-SXM-80GB"
+
+
+def _cell(text: str) -> float | str:
+    """A number where the cell reads as one (the schema takes no strings for numbers)."""
+    text = str(text).strip()
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def read_profiles(path: str | Path) -> dict[str, Profile]:
+    """workload -> ``Profile`` from a CSV; ``InputError`` names the line and column of a bad cell."""
+    src = str(path)
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError("--profiles", f"no such file: {src}") from None
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise InputError("--profiles", f"cannot read {src} as CSV: {exc}") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    if "workload" not in df.columns:
+        raise InputError("line 1", f"missing column workload (found {', '.join(df.columns)})", src)
+    fields = [f for f in Profile.model_fields if f in df.columns]
+    out: dict[str, Profile] = {}
+    for i, row in enumerate(df.to_dict("records")):
+        workload = str(row["workload"]).strip()
+        if not workload:
+            raise InputError(f"line {i + 2}, column workload", "empty", src)
+        if workload in out:
+            raise InputError(f"line {i + 2}, column workload", f"{workload!r} has a profile already", src)
+        cells = {"tflop_per_unit": 1.0} | {f: _cell(row[f]) for f in fields if str(row[f]).strip() != ""}
+        try:
+            out[workload] = Profile(**cells)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            col = ".".join(str(p) for p in err["loc"]) or "(row)"
+            raise InputError(f"line {i + 2}, column {col}", err["msg"], src) from None
+    return out
+
+
+def _spec(card: Card) -> CardSpec:
+    return CardSpec(
+        card.id, card.bf16_tflops, card.mem_bw_gbs, card.memory_gb or np.inf, card.scaleup_gbs, 1.0,
+        card.fp8_tflops, card.fp4_tflops, card.tf32,
+    )  # fmt: skip
+
+
+def profile_rates(data: pd.DataFrame, profiles: dict[str, Profile], resolver: CardResolver, params: dict | None) -> np.ndarray:
+    """Each row's profile rate on its card type in reference-card units (NaN: no profile or no
+    specs). ``params``: calibrated efficiencies (``calibrate.load_params``); None: every card at
+    its peaks."""
+    ref = _spec(resolver.resolve(REFERENCE))
+    memo: dict[tuple[str, str], float] = {}
+    out = np.full(len(data), np.nan)
+    for i, (w, name) in enumerate(zip(data["workload"], data["card_type"], strict=True)):
+        p = profiles.get(w)
+        if p is None:
+            continue
+        if (w, name) not in memo:
+            card = resolver.resolve(name)
+            if card is None:
+                memo[(w, name)] = np.nan
+            else:
+                args = (p.tflop_per_unit, p.gb_per_unit, p.comm_gb_per_unit, 0.0, _spec(card), ref)
+                plain = params is None
+                rate = profile_rate(*args, p.precision) if plain else profile_rate_calibrated(*args, params, p.precision)
+                memo[(w, name)] = rate if rate > 0 else np.nan
+        out[i] = memo[(w, name)]
+    return out
+
+
+def _ratio_prediction(train: pd.DataFrame, test: pd.DataFrame, col: str) -> np.ndarray:
+    """Each test row from the same workload's train rows (same count where there is one, else all,
+    scaled linearly) times the ratio of ``col`` (test row / train row), averaged geometrically."""
+    by_w: dict[str, list[tuple[float, int, float]]] = {}
+    for w, v, n, t in zip(train["workload"], train[col], train["cards"], train["throughput"], strict=True):
+        if t > 0 and v == v:
+            by_w.setdefault(w, []).append((float(v), int(n), float(t)))
+    out = np.full(len(test), np.nan)
+    for i, (w, v, n) in enumerate(zip(test["workload"], test[col], test["cards"], strict=True)):
+        rows = by_w.get(w, [])
+        rows = [r for r in rows if r[1] == n] or rows
+        if rows and v == v:
+            out[i] = float(np.exp(np.mean([np.log(t * v / f * n / m) for f, m, t in rows])))
+    return out
+
+
+def profile_leave_one_card_out(
+    data: pd.DataFrame, profiles: dict[str, Profile], resolver: CardResolver | None = None, params: dict | None = None
+) -> pd.DataFrame:
+    """Rows of ``data`` (measured > 0, with a profile and a card with specs) with ``pred`` (the
+    profile's ratios), ``base_bf16_tflops`` and ``base_mem_bw_gbs`` (the spec ratios), each card
+    hidden in turn."""
+    resolver = resolver or CardResolver()
+    df = data[data["throughput"] > 0].copy()
+    df["profile"] = profile_rates(df, profiles, resolver, params)
+    cards = [resolver.resolve(n) for n in df["card_type"]]
+    df["bf16"] = [c.bf16_tflops if c else np.nan for c in cards]
+    df["mem"] = [c.mem_bw_gbs if c else np.nan for c in cards]
+    df["card"] = [c.id if c else "?" for c in cards]
+    df = df[df["profile"].notna()]
+    parts = [df.iloc[:0].assign(pred=0.0, base_bf16_tflops=0.0, base_mem_bw_gbs=0.0)]
+    for card in sorted(set(df["card"])):
+        train, test = df[df["card"] != card], df[df["card"] == card].copy()
+        test["pred"] = _ratio_prediction(train, test, "profile")
+        test["base_bf16_tflops"] = _ratio_prediction(train, test, "bf16")
+        test["base_mem_bw_gbs"] = _ratio_prediction(train, test, "mem")
+        parts.append(test[test["pred"].notna()])
+    return pd.concat(parts, ignore_index=True).drop(columns=["profile", "bf16", "mem"])
+
+
+def format_profile_summary(res: pd.DataFrame) -> str:
+    """Median absolute relative errors: profile ratios, peak-TFLOPS and memory-bandwidth ratios."""
+
+    def med(g: pd.DataFrame, col: str) -> str:
+        e = ((g[col] - g["throughput"]).abs() / g["throughput"]).dropna()
+        return f"{100 * e.median():.1f}%" if len(e) else "-"
+
+    lines = [
+        "| data | rows | cards | workloads | profile median | peak-TFLOPS median | mem-BW median |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    groups = [("all", res)] + ([(str(s), g) for s, g in res.groupby("source", sort=True)] if "source" in res else [])
+    for name, g in groups:
+        lines.append(
+            f"| {name} | {len(g)} | {g['card'].nunique()} | {g['workload'].nunique()} | {med(g, 'pred')} | "
+            f"{med(g, 'base_bf16_tflops')} | {med(g, 'base_mem_bw_gbs')} |"
+        )
+    return "\n".join(lines)
