@@ -17,6 +17,8 @@ the compute per unit when nothing else is given.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +28,7 @@ from pydantic import ValidationError
 from fedopt.errors import InputError
 from fedopt.instance.schema import Profile
 from fedopt.normalize.cards import Card, CardResolver
-from fedopt.normalize.roofline import CardSpec, profile_rate, profile_rate_calibrated
+from fedopt.normalize.roofline import CardSpec, card_specs, profile_rate, profile_rate_calibrated
 
 REFERENCE = "H100-SXM-80GB"
 
@@ -71,10 +73,10 @@ def read_profiles(path: str | Path) -> dict[str, Profile]:
 
 
 def _spec(card: Card) -> CardSpec:
-    return CardSpec(
-        card.id, card.bf16_tflops, card.mem_bw_gbs, card.memory_gb or np.inf, card.scaleup_gbs, 1.0,
-        card.fp8_tflops, card.fp4_tflops, card.tf32,
-    )  # fmt: skip
+    """The roofline's view of a catalog card, its narrow-format peaks included (a card without a
+    memory figure fits any job: the rows ran there)."""
+    spec = card_specs([card], cards=[card])[0]
+    return dataclasses.replace(spec, memory_gb=spec.memory_gb or math.inf)
 
 
 def profile_rates(data: pd.DataFrame, profiles: dict[str, Profile], resolver: CardResolver, params: dict | None) -> np.ndarray:
