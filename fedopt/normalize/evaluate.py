@@ -39,8 +39,26 @@ SPEC_FEATURES = {
 }
 
 
+def ratio_prediction(train: pd.DataFrame, test: pd.DataFrame, train_values, test_values) -> np.ndarray:
+    """Each test row from the same workload's train rows measured > 0 (the same count where there
+    is one, else every count, scaled linearly) times the ratio of a per-row figure (test row / train
+    row; 1 where either is NaN), averaged geometrically; NaN for a workload without train rows."""
+    tr = train.assign(value=np.asarray(train_values, dtype=float))
+    tr = tr[tr["throughput"] > 0]
+    by_w: dict[str, list[tuple[float, int, float]]] = {}
+    for w, f, n, t in zip(tr["workload"], tr["value"], tr["cards"], tr["throughput"], strict=True):
+        by_w.setdefault(w, []).append((float(f), int(n), float(t)))
+    out = np.full(len(test), np.nan)
+    for i, (w, fc, n) in enumerate(zip(test["workload"], np.asarray(test_values, dtype=float), test["cards"], strict=True)):
+        rows = by_w.get(w, [])
+        rows = [r for r in rows if r[1] == n] or rows
+        if rows:
+            logs = [np.log(t * (fc / f if fc == fc and f == f else 1.0) * n / n2) for f, n2, t in rows]
+            out[i] = float(np.exp(np.mean(logs)))
+    return out
+
+
 def _ratio_baseline(train: pd.DataFrame, test: pd.DataFrame, feature, model: ThroughputModel) -> np.ndarray:
-    tr = train[train["throughput"] > 0]
     res = model.resolver
 
     def feat(name):
@@ -48,20 +66,7 @@ def _ratio_baseline(train: pd.DataFrame, test: pd.DataFrame, feature, model: Thr
         v = feature(card) if card is not None else None
         return float(v) if v else np.nan
 
-    by_w: dict[str, list[tuple[float, int, float]]] = {}
-    for w, name, n, t in zip(tr["workload"], tr["card_type"], tr["cards"], tr["throughput"], strict=True):
-        by_w.setdefault(w, []).append((feat(name), int(n), float(t)))
-    out = np.full(len(test), np.nan)
-    for i, (w, name, n) in enumerate(zip(test["workload"], test["card_type"], test["cards"], strict=True)):
-        rows = by_w.get(w, [])
-        same = [r for r in rows if r[1] == n]
-        rows = same or rows
-        if not rows:
-            continue
-        fc = feat(name)
-        logs = [np.log(t * (fc / f if fc == fc and f == f else 1.0) * n / n2) for f, n2, t in rows]
-        out[i] = float(np.exp(np.mean(logs)))
-    return out
+    return ratio_prediction(train, test, [feat(n) for n in train["card_type"]], [feat(n) for n in test["card_type"]])
 
 
 def oracle_ratio(train: pd.DataFrame, test: pd.DataFrame) -> np.ndarray:
@@ -372,6 +377,7 @@ __all__ = [
     "leave_one_workload_scaleout",
     "oracle_line",
     "oracle_ratio",
+    "ratio_prediction",
     "summary",
     "targets",
 ]

@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from fedopt.errors import InputError
 from fedopt.instance.schema import Profile
 from fedopt.normalize.cards import Card, CardResolver
+from fedopt.normalize.evaluate import ratio_prediction
 from fedopt.normalize.roofline import CardSpec, card_specs, profile_rate, profile_rate_calibrated
 
 REFERENCE = "H100-SXM-80GB"
@@ -103,22 +104,6 @@ def profile_rates(data: pd.DataFrame, profiles: dict[str, Profile], resolver: Ca
     return out
 
 
-def _ratio_prediction(train: pd.DataFrame, test: pd.DataFrame, col: str) -> np.ndarray:
-    """Each test row from the same workload's train rows (same count where there is one, else all,
-    scaled linearly) times the ratio of ``col`` (test row / train row), averaged geometrically."""
-    by_w: dict[str, list[tuple[float, int, float]]] = {}
-    for w, v, n, t in zip(train["workload"], train[col], train["cards"], train["throughput"], strict=True):
-        if t > 0 and v == v:
-            by_w.setdefault(w, []).append((float(v), int(n), float(t)))
-    out = np.full(len(test), np.nan)
-    for i, (w, v, n) in enumerate(zip(test["workload"], test[col], test["cards"], strict=True)):
-        rows = by_w.get(w, [])
-        rows = [r for r in rows if r[1] == n] or rows
-        if rows and v == v:
-            out[i] = float(np.exp(np.mean([np.log(t * v / f * n / m) for f, m, t in rows])))
-    return out
-
-
 def profile_leave_one_card_out(
     data: pd.DataFrame, profiles: dict[str, Profile], resolver: CardResolver | None = None, params: dict | None = None
 ) -> pd.DataFrame:
@@ -136,9 +121,8 @@ def profile_leave_one_card_out(
     parts = [df.iloc[:0].assign(pred=0.0, base_bf16_tflops=0.0, base_mem_bw_gbs=0.0)]
     for card in sorted(set(df["card"])):
         train, test = df[df["card"] != card], df[df["card"] == card].copy()
-        test["pred"] = _ratio_prediction(train, test, "profile")
-        test["base_bf16_tflops"] = _ratio_prediction(train, test, "bf16")
-        test["base_mem_bw_gbs"] = _ratio_prediction(train, test, "mem")
+        for out, col in (("pred", "profile"), ("base_bf16_tflops", "bf16"), ("base_mem_bw_gbs", "mem")):
+            test[out] = ratio_prediction(train, test, train[col], test[col])
         parts.append(test[test["pred"].notna()])
     return pd.concat(parts, ignore_index=True).drop(columns=["profile", "bf16", "mem"])
 
