@@ -35,12 +35,14 @@ REFERENCE = "H100-SXM-80GB"
 
 
 def _cell(text: str) -> float | str:
-    """A number where the cell reads as one (the schema takes no strings for numbers)."""
+    """A finite number where the cell reads as one (the schema takes no strings for numbers; "inf"
+    and "nan" stay text, which the schema then rejects)."""
     text = str(text).strip()
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         return text
+    return value if math.isfinite(value) else text
 
 
 def read_profiles(path: str | Path) -> dict[str, Profile]:

@@ -34,6 +34,7 @@ def test_read_profiles(tmp_path):
         ("job,precision\ngemm,bf16\n", "line 1"),
         ("workload,precision\ngemm,fp6\n", "line 2, column precision"),
         ("workload,tflop_per_unit\ngemm,-1\n", "line 2, column tflop_per_unit"),
+        ("workload,gb_per_unit\ngemm,inf\n", "line 2, column gb_per_unit"),
         ("workload,precision\ngemm,bf16\ngemm,fp8\n", "line 3, column workload"),
         ("workload,precision\n,bf16\n", "line 2, column workload"),
     ],
