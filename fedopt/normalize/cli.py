@@ -77,11 +77,8 @@ def _predict(args) -> int:
     buf = io.StringIO()
     raw.to_csv(buf, index=False, lineterminator="\n")
     write_atomic(args.out, buf.getvalue())
-    unknown = sorted(c for c in set(query["card_type"]) if resolver.resolve(c) is None)
-    if unknown and not args.quiet:
-        names = ", ".join(map(repr, unknown))
-        _out(f"fedopt: note: no specs for card type(s) {names}: a typical card, scaled by its own measurements if any", True)
     if not args.quiet:
+        _basis_notes(model, query, resolver)
         _out(f"wrote {args.out}: {len(raw)} predictions from {int((meas['throughput'] > 0).sum())} measurements", True)
     return 0
 
@@ -216,6 +213,30 @@ def _held_out_scaleout(resolver, fit_as: dict) -> None:
         "(rows with the same card's 8-accelerator figure)"
     )
     _out(format_scaleout(res))
+
+
+def _basis_notes(model, query, resolver) -> None:
+    """The query rows whose predictions rest on the least (ThroughputModel.basis), on stderr."""
+    basis = model.basis(query)
+    unknown = sorted(c for c in set(query["card_type"]) if resolver.resolve(c) is None)
+    if unknown:
+        names = ", ".join(map(repr, unknown))
+        _out(f"fedopt: note: no specs for card type(s) {names}: a typical card, scaled by its own measurements if any", True)
+    new = sorted(set(query.loc[basis == "new architecture", "card_type"].astype(str)))
+    if new:
+        _out(
+            f"fedopt: note: {', '.join(map(repr, new))}: no card of the same architecture measured; predicted from "
+            "specs with an efficiency inferred from the other architectures, the least certain case "
+            "(docs/normalize.md, New architectures)",
+            True,
+        )
+    unmeasured = sorted(set(query.loc[basis == "workload unmeasured", "workload"].astype(str)))
+    if unmeasured:
+        _out(
+            f"fedopt: note: workload(s) {', '.join(map(repr, unmeasured))} not measured: the measured ones' "
+            "average level, so only their ratios across cards mean something",
+            True,
+        )
 
 
 def _figure_format(path: str) -> str:

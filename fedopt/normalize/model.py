@@ -684,6 +684,34 @@ class ThroughputModel:
             self._one_card.apply(self._predict_keys, wl, keys, n, out, use_measured)
         return out
 
+    def basis(self, df: pd.DataFrame) -> np.ndarray:
+        """What each row's prediction rests on, for warnings and notebooks (most trusted first):
+        ``measured``; ``card measured`` (the workload on this card at another count, or other
+        workloads on it); ``architecture measured`` (a sibling card's efficiency); ``new
+        architecture`` (the calibrated gaps to the measured ones: the widest errors in the
+        evaluation); ``no specs`` (a typical card); ``workload unmeasured`` (the measured
+        workloads' average level: its ratios across cards mean something, its throughput not)."""
+        fz = self._need()
+        codes, names = pd.factorize(df["card_type"].astype(str))  # one lookup per distinct name
+        dkeys = [self.card_key(c) for c in names]
+        per_card = np.array(
+            [
+                "no specs" if k.startswith("?")
+                else "card measured" if k in self._ci
+                else "architecture measured" if arch_vendor(self._card(k), k)[0] in fz.eta_arch
+                else "new architecture"
+                for k in dkeys
+            ] or ["no specs"],
+            dtype=object,
+        )  # fmt: skip
+        out = per_card[codes]
+        wl = df["workload"].astype(str)
+        keys = np.asarray(dkeys or [""], dtype=object)[codes]
+        cells = zip(wl, keys, df["cards"].astype(int), strict=True)
+        out[np.fromiter((c in self.measured for c in cells), bool, len(df))] = "measured"
+        out[~wl.isin(self._wi).to_numpy()] = "workload unmeasured"
+        return out
+
     def speedups(
         self, cards: list[str], workloads: list[str] | None = None, n: int = 1, reference: str | None = None
     ) -> pd.DataFrame:

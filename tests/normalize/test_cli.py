@@ -103,6 +103,10 @@ def test_subprocess_interface(files, tmp_path):
     assert r.returncode == 0, r.stderr
     assert len(pd.read_csv(out)) == len(pd.read_csv(q))
     assert "Totally Unknown Accelerator 3000" in r.stderr  # a note, not an error
+    # the least certain predictions are named: B200 (no Blackwell card measured), the workload never measured
+    new_arch = next(line for line in r.stderr.splitlines() if "no card of the same architecture" in line)
+    assert "'NVIDIA B200'" in new_arch and "'H20'" not in new_arch  # Hopper cards were measured
+    assert "'never-measured' not measured" in r.stderr
 
 
 BAD = [

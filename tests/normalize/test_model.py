@@ -62,3 +62,27 @@ def test_an_fp32_job_on_a_card_without_tf32(model):
     # RTX A6000 runs FP32 work as TF32 at half its BF16 peak: the FP32 job loses far more on the Quadro
     quadro, a6000 = _predict(model, "Quadro RTX 8000"), _predict(model, "RTX A6000")
     assert (quadro["fp32-train"] / quadro["pretrain"]) < 0.5 * (a6000["fp32-train"] / a6000["pretrain"])
+
+
+def test_basis_says_what_each_prediction_rests_on():
+    m = pd.DataFrame(
+        [("bert", "H100", 8, 10.0), ("bert", "A100", 8, 4.0), ("resnet", "H100", 8, 50.0), ("resnet", "L40S", 1, 3.0)],
+        columns=["workload", "card_type", "cards", "throughput"],
+    )
+    model = ThroughputModel(hyper=None).fit(m)
+    q = pd.DataFrame(
+        [
+            ("bert", "NVIDIA H100-SXM5-80GB", 8, "measured"),  # another name of a measured cell
+            ("bert", "H100", 1, "card measured"),  # another count
+            ("resnet", "A100", 8, "card measured"),  # other workloads ran on it
+            ("bert", "H20", 8, "architecture measured"),  # Hopper: the H100's efficiency
+            ("bert", "RTX 4090", 1, "architecture measured"),  # Ada: the L40S's
+            ("bert", "B200", 8, "new architecture"),  # no Blackwell card measured
+            ("bert", "MI300X", 8, "new architecture"),
+            ("bert", "Totally Unknown Accelerator", 8, "no specs"),
+            ("never-seen", "H100", 8, "workload unmeasured"),
+        ],
+        columns=["workload", "card_type", "cards", "expected"],
+    )
+    assert list(model.basis(q)) == list(q["expected"])
+    assert len(model.basis(q.iloc[:0])) == 0
