@@ -701,12 +701,12 @@ class ThroughputModel:
                 else "architecture measured" if arch_vendor(self._card(k), k)[0] in fz.eta_arch
                 else "new architecture"
                 for k in dkeys
-            ] or ["no specs"],
+            ],
             dtype=object,
         )  # fmt: skip
         out = per_card[codes]
         wl = df["workload"].astype(str)
-        keys = np.asarray(dkeys or [""], dtype=object)[codes]
+        keys = np.asarray(dkeys, dtype=object)[codes]
         cells = zip(wl, keys, df["cards"].astype(int), strict=True)
         out[np.fromiter((c in self.measured for c in cells), bool, len(df))] = "measured"
         out[~wl.isin(self._wi).to_numpy()] = "workload unmeasured"

@@ -69,7 +69,7 @@ def test_basis_says_what_each_prediction_rests_on():
         [("bert", "H100", 8, 10.0), ("bert", "A100", 8, 4.0), ("resnet", "H100", 8, 50.0), ("resnet", "L40S", 1, 3.0)],
         columns=["workload", "card_type", "cards", "throughput"],
     )
-    model = ThroughputModel(hyper=None).fit(m)
+    model = ThroughputModel().fit(m)
     q = pd.DataFrame(
         [
             ("bert", "NVIDIA H100-SXM5-80GB", 8, "measured"),  # another name of a measured cell
