@@ -2,7 +2,7 @@
 
 ``CardResolver.resolve("NVIDIA H100-SXM5-80GB")`` finds the catalog's ``H100-SXM-80GB``; Gavel's
 ``k80``, MLPerf's ``Intel(R) Gaudi(R) 2 AI Accelerator``, Alibaba's ``V100M32`` and ``A100-80GB``
-resolve too. Cards given by the user (``--cards cards.json``, the instance ``CardType`` form) win
+resolve too; a MIG slice (``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``) is its share of the card. Cards given by the user (``--cards cards.json``, the instance ``CardType`` form) win
 over the catalog. A name that matches nothing resolves to ``None``; the model still predicts for
 it (see ``fedopt.normalize.model``).
 """
@@ -121,7 +121,10 @@ class Card:
 
     @property
     def domain(self) -> int:
-        """Cards one scale-up network joins (8 for an HGX node, 72 for an NVL72 rack)."""
+        """Cards one scale-up network joins (8 for an HGX node, 72 for an NVL72 rack; a MIG slice
+        joins no NVLink network)."""
+        if mig_profile(self.id) is not None:
+            return NODE_CARDS
         return SCALEUP_DOMAIN.get(family(self.id) or "", NODE_CARDS)
 
     @staticmethod
@@ -224,7 +227,7 @@ _FAMILIES = [
     ("rtxpro6000", r"\brtx ?pro ?6000\b"),
     ("quadrortx6000", r"\b(quadro )?rtx ?6000\b"),
     ("quadrortx8000", r"\b(quadro )?rtx ?8000\b"),
-    ("rtx4090", r"\b(rtx )?4090\b"),
+    ("rtx4090", r"\b(rtx )?4090 ?d?\b"),  # the 4090 D (China) takes the 4090: same memory, ~11% fewer SMs
     ("rtx4080", r"\b(rtx )?4080\b"),
     ("rtx5090", r"\b(rtx )?5090\b"),
     ("rtx5080", r"\b(rtx )?5080\b"),
@@ -395,6 +398,31 @@ def _memory(name: str) -> float | None:
     return gb
 
 
+# NVIDIA Multi-Instance GPU slices, as GPU feature discovery labels them under the mixed strategy
+# (``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``) or people write them (``H100 MIG 3g.40gb``), and compute
+# instances sharing one GPU instance (``MIG 2c.7g.40gb``). The MIG User Guide's profile tables:
+# a ``g``-slice instance has g/7 of the card's SMs (g/4 on A30 and RTX PRO 6000 Blackwell) and the
+# memory its name gives, with that share of the memory slices, hence of the bandwidth and L2; no
+# GPU-to-GPU peer traffic (NVLink or PCIe), so collectives go through the host.
+_MIG = re.compile(r"\bmig ?(?:(\d) ?c )?(\d) ?g (\d+) ?gb\b")
+_MIG_SLICES = {"a30": 4, "rtxpro6000": 4}  # compute slices of a whole card: 7 on every other MIG part
+_MIG_FAMILIES = frozenset(
+    {"a100", "a800", "a30", "h100", "h800", "h20", "h200", "gh200", "b200", "gb200", "b300", "gb300", "rtxpro6000"}
+)
+_MIG_MEM_SLICES = {1: 1, 2: 2, 3: 4, 4: 4, 7: 8}  # of 8 memory slices on 7-slice parts (A100, H100, B200 ...)
+
+
+def mig_profile(name: str) -> tuple[int, int, float] | None:
+    """(compute slices, GPU-instance slices, memory GB) of a MIG slice's name, else None:
+    ``"A100-SXM4-40GB-MIG-1g.5gb"`` -> (1, 1, 5.0), ``"MIG 2c.7g.40gb"`` -> (2, 7, 40.0)."""
+    m = _MIG.search(clean_name(name))
+    if m is None:
+        return None
+    g = int(m.group(2))
+    c = int(m.group(1)) if m.group(1) else g
+    return min(c, g), g, float(m.group(3))
+
+
 def _form(name: str) -> str | None:
     s = clean_name(name)
     for form, pat in _FORMS.items():
@@ -444,6 +472,8 @@ class CardResolver:
         for cid, card in self.extra.items():
             if _compact(cid) == comp:
                 return card
+        if (mig := mig_profile(name)) is not None:
+            return self._mig_slice(name, *mig)
         fam = family(name)
         if fam is not None and _LAPTOP.search(clean_name(name)):
             return None  # a laptop part runs far below its desktop namesake's clocks and power
@@ -461,6 +491,35 @@ class CardResolver:
         if not hits:
             return None
         return self._best(name, hits)
+
+    def _mig_slice(self, name: str, compute: int, slices: int, gb: float) -> Card | None:
+        """The share of its card a MIG slice gets (``mig_profile``); None on a card without MIG."""
+        fam = family(name)
+        if fam not in _MIG_FAMILIES:
+            return None
+        whole = _MIG_SLICES.get(fam, 7)
+        if slices > whole:
+            return None
+        parent_name = _MIG.sub(" ", clean_name(name))
+        if _memory(parent_name) is None:  # the card's memory from the slice's: 1g.5gb is an A100 40GB's
+            share = slices / whole if whole != 7 else _MIG_MEM_SLICES.get(slices, slices) / 8
+            parent_name += f" {round(gb / share)}gb"
+        parent = self.resolve(parent_name)
+        if parent is None:
+            return None
+        sm = compute / whole
+        mem = min(1.0, gb / parent.memory_gb) if parent.memory_gb else sm
+        peaks = ("bf16_tflops", "fp32_tflops", "fp8_tflops", "fp4_tflops", "power_w")
+        scaled = {f: v * sm for f in peaks if (v := getattr(parent, f)) is not None}
+        profile = f"{compute}c.{slices}g.{gb:g}gb" if compute != slices else f"{slices}g.{gb:g}gb"
+        return dataclasses.replace(
+            parent,
+            id=f"{parent.id}-MIG-{profile}",
+            memory_gb=gb,
+            mem_bw_gbs=parent.mem_bw_gbs * mem,
+            scaleup_gbs=DEFAULT_SCALEUP_GBS,
+            **scaled,
+        )
 
     def _best(self, name: str, hits: list[Card]) -> Card:
         if len(hits) == 1:

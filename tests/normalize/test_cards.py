@@ -30,6 +30,7 @@ NAMES = {
     "TPU-v5p": "TPU-v5p",
     "TPU-trillium": "TPU-v6e",
     "NVIDIA GeForce RTX 4090": "RTX-4090",
+    "RTX 4090D": "RTX-4090",  # the China variant takes the 4090, as a SUPER or Ti its base card
     "V100M16": "V100-SXM2-16GB",
     "H20": "H20-96GB",
     "NVIDIA L40S": "L40S",
@@ -240,3 +241,39 @@ def test_geforce_tensor_peaks_agree_with_their_fp32_peaks():
     for name in ("RTX 4080", "RTX 5080"):  # 8-bit at FP16 accumulate: four times the BF16 figure
         card = res.resolve(name)
         assert card.p8 / card.bf16_tflops == pytest.approx(4.0, rel=0.01), name
+
+
+def test_mig_slices_take_their_share_of_the_card():
+    # MIG User Guide: a g-slice instance has g/7 of the SMs (g/4 on A30) and its named memory
+    res = CardResolver()
+    a100_40, h100 = res.resolve("A100-SXM4-40GB"), res.resolve("H100-SXM-80GB")
+    label = res.resolve("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb")  # GPU feature discovery, mixed strategy
+    assert label.id == "A100-SXM4-40GB-MIG-1g.5gb"
+    assert label.bf16_tflops == pytest.approx(a100_40.bf16_tflops / 7)
+    assert label.mem_bw_gbs == pytest.approx(a100_40.mem_bw_gbs / 8) and label.memory_gb == 5
+    assert res.resolve("A100 MIG 1g.5gb") == label  # only a 40 GB card has 1g.5gb slices
+    assert res.resolve("A100 MIG 1g.10gb").id == "A100-SXM4-80GB-MIG-1g.10gb"
+    three = res.resolve("H100 MIG 3g.40gb")
+    assert three.bf16_tflops == pytest.approx(h100.bf16_tflops * 3 / 7) and three.mem_bw_gbs == pytest.approx(h100.mem_bw_gbs / 2)
+    assert three.scaleup_gbs < h100.scaleup_gbs and three.domain == 8  # no NVLink peer traffic
+    assert res.resolve("A30 MIG 2g.12gb").bf16_tflops == pytest.approx(res.resolve("A30").bf16_tflops / 2)
+    shared = res.resolve("A100-SXM4-40GB MIG 2c.7g.40gb")  # a compute instance: 2 of the 7 slices, all the memory
+    assert shared.bf16_tflops == pytest.approx(a100_40.bf16_tflops * 2 / 7) and shared.mem_bw_gbs == a100_40.mem_bw_gbs
+    for card in (label, three, shared):
+        assert res.resolve(card.id) == card  # a slice's id names it again
+    assert res.resolve("L40S MIG 1g.12gb") is None  # no MIG on that card: no specs rather than a whole card's
+    assert res.resolve("A100 MIG 8g.80gb") is None
+
+
+def test_a_mig_slice_predicts_below_its_card():
+    import pandas as pd
+
+    from fedopt.normalize.model import ThroughputModel
+
+    m = pd.DataFrame(
+        {"workload": ["w", "w"], "card_type": ["H100-SXM-80GB", "A100-SXM4-80GB"], "cards": [1, 1], "throughput": [3.0, 1.0]}
+    )
+    q = pd.DataFrame({"workload": "w", "card_type": ["H100 MIG 1g.10gb", "H100 MIG 3g.40gb", "H100-SXM-80GB"], "cards": 1})
+    one, three, whole = ThroughputModel().fit(m).predict(q)
+    assert whole == pytest.approx(3.0) and 0 < one < three < whole
+    assert three < 0.6 * whole  # 3/7 of the SMs, half the bandwidth
