@@ -2,9 +2,10 @@
 
 ``CardResolver.resolve("NVIDIA H100-SXM5-80GB")`` finds the catalog's ``H100-SXM-80GB``; Gavel's
 ``k80``, MLPerf's ``Intel(R) Gaudi(R) 2 AI Accelerator``, Alibaba's ``V100M32`` and ``A100-80GB``
-resolve too; a MIG slice (``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``) is its share of the card. Cards given by the user (``--cards cards.json``, the instance ``CardType`` form) win
-over the catalog. A name that matches nothing resolves to ``None``; the model still predicts for
-it (see ``fedopt.normalize.model``).
+resolve too; a MIG slice (``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``) is its share of the card. Cards
+given by the user (``--cards cards.json``, the instance ``CardType`` form) win over the catalog. A
+name that matches nothing resolves to ``None``; the model still predicts for it (see
+``fedopt.normalize.model``).
 """
 
 from __future__ import annotations

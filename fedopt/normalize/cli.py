@@ -1,11 +1,11 @@
 """``python -m fedopt normalize``: predict throughputs, evaluate the model, print an instance's rate table.
 
-normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json]
+normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json] [--interval 0.8]
 normalize --evaluate [--measurements M.csv | --held-out] [--cards cards.json] [--by-card] [--plot FILE.png]
 normalize --measurements M.csv --speedups H100,A100,H20 [--count N] [--json]
 normalize --measurements M.csv --shares [--json]
 normalize --table instance.json [--by-job] [--json]
-normalize --calibrate
+normalize --calibrate | --calibrate-intervals
 """
 
 from __future__ import annotations
@@ -74,6 +74,12 @@ def _predict(args) -> int:
     if not np.isfinite(pred).all():  # the model guarantees it; never write a broken file
         raise RuntimeError("non-finite prediction")
     raw["throughput"] = [f"{v:.6g}" for v in pred]
+    if args.interval is not None:
+        from fedopt.normalize.intervals import bounds
+
+        low, high = bounds(pred, model.basis(query), args.interval)
+        raw["throughput_low"] = ["" if v != v else f"{v:.6g}" for v in low]  # NaN: no evaluated error to go by
+        raw["throughput_high"] = ["" if v != v else f"{v:.6g}" for v in high]
     buf = io.StringIO()
     raw.to_csv(buf, index=False, lineterminator="\n")
     write_atomic(args.out, buf.getvalue())
@@ -320,11 +326,28 @@ def _calibrate(args) -> int:
     return 0
 
 
+def _calibrate_intervals(args) -> int:
+    from fedopt.normalize import intervals
+
+    doc = intervals.write_intervals(intervals.INTERVALS_PATH, progress=_progress(args))
+    n = sum(doc["rows"].values())
+    _out(f"wrote {intervals.INTERVALS_PATH}: error quantiles from {n} held-out predictions", True)
+    _out("leave-one-set-out coverage (share of each set's held-out rows inside the other sets' intervals):")
+    for src, row in doc["coverage_leave_one_set_out"].items():
+        _out(f"  {src:20} {row['rows']:5} rows  " + "  ".join(f"{lv}: {row[lv]:.2f}" for lv in doc["levels"]))
+    return 0
+
+
 def cmd_normalize(args: argparse.Namespace) -> int:
-    modes = [m for m in ("evaluate", "table", "calibrate", "speedups", "shares") if getattr(args, m)]
+    modes = [m for m in ("evaluate", "table", "calibrate", "calibrate_intervals", "speedups", "shares") if getattr(args, m)]
     predicting = args.query is not None or args.out is not None
     if len(modes) + predicting > 1:
-        raise InputError("normalize", "choose one of --query/--out, --evaluate, --speedups, --shares, --table, --calibrate")
+        raise InputError(
+            "normalize",
+            "choose one of --query/--out, --evaluate, --speedups, --shares, --table, --calibrate, --calibrate-intervals",
+        )
+    if args.interval is not None and not predicting:
+        raise InputError("--interval", "goes with --query/--out (bounds around each prediction)")
     if args.profiles and not args.evaluate:
         raise InputError("--profiles", "goes with --evaluate (how well the profiles predict measured ratios)")
     if predicting or not modes:
@@ -332,8 +355,27 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         if missing:
             raise InputError("normalize", f"missing {', '.join(missing)} (or use --evaluate, --table, --calibrate)")
         return _predict(args)
-    run = {"evaluate": _evaluate, "table": _table, "calibrate": _calibrate, "speedups": _speedups, "shares": _shares}
+    run = {
+        "evaluate": _evaluate,
+        "table": _table,
+        "calibrate": _calibrate,
+        "calibrate_intervals": _calibrate_intervals,
+        "speedups": _speedups,
+        "shares": _shares,
+    }
     return run[modes[0]](args)
+
+
+def _level(text: str) -> float:
+    from fedopt.normalize.intervals import LEVELS
+
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if v not in LEVELS:
+        raise argparse.ArgumentTypeError(f"one of {', '.join(f'{q:g}' for q in LEVELS)}, not {text!r}")
+    return v
 
 
 def add_normalize(sub) -> None:
@@ -389,6 +431,18 @@ def add_normalize(sub) -> None:
     p.add_argument("--by-job", action="store_true", help="with --table: one row per job")
     p.add_argument("--json", action="store_true", help="with --table, --speedups or --shares: JSON")
     p.add_argument("--calibrate", action="store_true", help="refit models/normalize_params.json on every real set")
+    p.add_argument(
+        "--calibrate-intervals",
+        action="store_true",
+        help="re-measure models/normalize_intervals.json: held-out error quantiles by basis (~3 min)",
+    )
+    p.add_argument(
+        "--interval",
+        type=_level,
+        metavar="LEVEL",
+        help="with --query: also throughput_low, throughput_high, the bounds the held-out errors give at LEVEL "
+        "(0.5, 0.8, 0.9 or 0.95); empty where no evaluation covers the row (no specs, workload unmeasured)",
+    )
     p.add_argument("--no-priors", action="store_true", help="no calibrated card or architecture priors")
     p.add_argument("-q", "--quiet", action="store_true", help="no notes or progress on stderr")
     p.set_defaults(func=cmd_normalize)

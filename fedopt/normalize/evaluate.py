@@ -126,6 +126,7 @@ def leave_one_card_out(
         res = test.copy()
         res["card"] = key
         res["pred"] = model.predict(test)
+        res["basis"] = model.basis(test)
         if baselines:
             for fname, feat in SPEC_FEATURES.items():
                 res["base_" + fname] = _ratio_baseline(train, test, feat, model)
@@ -186,6 +187,30 @@ def keep_one_card(
             for fname, feat in SPEC_FEATURES.items():
                 res["base_" + fname] = _ratio_baseline(train, test, feat, model)
             rows.append(res)
+    return pd.concat(rows, ignore_index=True)
+
+
+def random_cells(
+    data: pd.DataFrame,
+    folds: int = 5,
+    seed: int = 0,
+    hyper: Hyper | None = None,
+    resolver: CardResolver | None = None,
+    **priors: dict,
+) -> pd.DataFrame:
+    """Cells missing at random: the measured rows fall into ``folds`` random folds, each hidden in
+    turn and predicted from the rest (what filling gaps in a user's job x card matrix is like).
+    Columns ``pred`` and ``basis`` (:meth:`ThroughputModel.basis` of each hidden row)."""
+    resolver = resolver or CardResolver()
+    fold = np.random.default_rng(seed).integers(0, folds, len(data))
+    rows = [data.iloc[:0].assign(pred=0.0, basis="")]
+    for f in range(folds):
+        train = data[fold != f]
+        test = data[(fold == f) & (data["throughput"] > 0).to_numpy() & data["workload"].isin(train["workload"]).to_numpy()]
+        if test.empty:
+            continue
+        model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(train)
+        rows.append(test.assign(pred=model.predict(test), basis=model.basis(test)))
     return pd.concat(rows, ignore_index=True)
 
 

@@ -1,0 +1,98 @@
+"""Prediction intervals: quantiles of held-out log errors by basis, their weighting, the shipped
+table and the command's bounds columns."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fedopt.normalize.evaluate import random_cells
+from fedopt.normalize.intervals import BASES, INTERVALS_PATH, LEVELS, bounds, coverage, load_intervals, quantile_table
+from tests.normalize.test_cli import M, Q, predict
+
+TABLE = {"card measured": {"0.8": 0.2}, "new architecture": {"0.8": 0.5}}
+
+
+def test_bounds_by_basis():
+    pred = np.array([10.0, 10.0, 10.0, 10.0, 0.0])
+    basis = np.array(["measured", "card measured", "new architecture", "no specs", "card measured"])
+    low, high = bounds(pred, basis, 0.8, TABLE)
+    assert low[0] == high[0] == 10.0  # a measured cell is its own bound
+    assert low[1] == pytest.approx(10 * math.exp(-0.2)) and high[1] == pytest.approx(10 * math.exp(0.2))
+    assert high[2] == pytest.approx(10 * math.exp(0.5))
+    assert math.isnan(low[3]) and math.isnan(high[3])  # nothing evaluated behind a card without specs
+    assert low[4] == high[4] == 0.0  # ineligible stays 0
+    with pytest.raises(ValueError, match="one of"):
+        bounds(pred, basis, 0.75, TABLE)
+
+
+def test_every_set_weighs_the_same():
+    # nine rows of one set at 0.1, one row of another at 1.0: by rows the 0.8 quantile is 0.1,
+    # with each set weighing half it is 1.0
+    e = pd.DataFrame({"source": ["a"] * 9 + ["b"], "kind": "card", "basis": "card measured", "log_error": [0.1] * 9 + [1.0]})
+    t = quantile_table(e, levels=(0.5, 0.8))["card measured"]
+    assert t == {"0.5": 0.1, "0.8": 1.0}
+
+
+def test_coverage_is_leave_one_set_out():
+    e = pd.DataFrame(
+        {"source": ["a", "a", "b", "b", "c", "c"], "kind": "card", "basis": "card measured",
+         "log_error": [0.1, 0.1, 0.1, 0.1, 0.3, 0.3]}
+    )  # fmt: skip
+    cov = coverage(e, levels=(0.5,)).set_index("source")["0.5"]
+    assert cov["c"] == 0.0  # a and b say 0.1: c's 0.3 falls outside
+    assert cov["a"] == 1.0  # b and c put the median at 0.1: a's 0.1 is inside
+
+
+def test_shipped_table_widens_with_level_and_with_less_to_go_by():
+    t = load_intervals(INTERVALS_PATH)
+    assert set(t) == set(BASES)
+    for basis in BASES:
+        q = [t[basis][f"{lv:g}"] for lv in LEVELS]
+        assert all(0 < a <= b for a, b in itertools.pairwise(q)), basis
+    for lv in LEVELS:  # a new architecture is the least certain case of all
+        assert t["new architecture"][f"{lv:g}"] > t["card measured"][f"{lv:g}"]
+
+
+def test_random_cells_hide_every_measured_row_once():
+    m = pd.DataFrame(
+        {"workload": np.repeat(["a", "b", "c", "d"], 3), "card_type": ["H100", "A100", "L40S"] * 4,
+         "cards": 1, "throughput": [3.0, 1.5, 1.0, 6.0, 3.2, 2.1, 2.0, 1.1, 0.7, 4.0, 2.0, 1.4]}
+    )  # fmt: skip
+    res = random_cells(m, folds=3, seed=1)
+    assert len(res) == len(res[["workload", "card_type"]].drop_duplicates()) <= len(m)
+    assert (res["pred"] > 0).all() and set(res["basis"]) <= {"card measured", "architecture measured"}
+
+
+def test_command_writes_bounds(write, tmp_path):
+    status, out = predict((write("M.csv", M), write("Q.csv", Q)), tmp_path, "--interval", "0.8")
+    assert status == 0
+    p = pd.read_csv(out).set_index("tag")
+    assert list(p.columns[-3:]) == ["throughput", "throughput_low", "throughput_high"]
+    assert p.loc["m", "throughput_low"] == p.loc["m", "throughput_high"] == pytest.approx(0.186)  # measured
+    a = p.loc["a"]  # H200 from the measured H100s: a Hopper card
+    assert 0 < a["throughput_low"] < a["throughput"] < a["throughput_high"]
+    assert math.isnan(p.loc["h", "throughput_low"]) and math.isnan(p.loc["i", "throughput_high"])  # no specs; unmeasured
+
+
+def test_interval_needs_a_query(capsys):
+    from fedopt.cli import main
+
+    assert main(["normalize", "--evaluate", "--interval", "0.8"]) == 2
+    assert "--interval" in capsys.readouterr().err
+
+
+def test_notebook_form():
+    from fedopt.normalize.intervals import predict_with_bounds
+    from fedopt.normalize.model import ThroughputModel
+
+    m = pd.DataFrame({"workload": "w", "card_type": ["H100-SXM-80GB", "A100-SXM4-80GB"], "cards": 1, "throughput": [3.0, 1.0]})
+    q = pd.DataFrame({"workload": "w", "card_type": ["H200", "B200"], "cards": 1})
+    out = predict_with_bounds(ThroughputModel().fit(m), q, 0.9)
+    assert list(out["basis"]) == ["architecture measured", "new architecture"]
+    spread = out["throughput_high"] / out["throughput_low"]
+    assert 1 < spread[0] < spread[1]  # Blackwell, never measured here, is the wider
