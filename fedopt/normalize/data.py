@@ -49,6 +49,9 @@ INFERENCE_DIR = Path(__file__).resolve().parents[2] / "data" / "mlperf_inference
 TRAINING_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v5.1_8acc_runs.csv"
 # gathered after the model's design was fixed (a test set for it; the calibrated priors came later)
 TRAINING_V60_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.0_8acc_runs.csv"
+# v5.0 (June 2025), gathered 2026-12-04 after every design choice and calibration: a test set that
+# the shipped priors never see (``TEST_ONLY_SOURCES``)
+TRAINING_V50_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v5.0_8acc_runs.csv"
 # v6.0 systems past 8 accelerators (one run each): how jobs slow as they grow, on newer cards
 TRAINING_V60_MULTI_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.0_multinode_runs.csv"
 
@@ -277,12 +280,24 @@ def lambda_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
     return _median_cells(df, "key", ["set", "prec", "model"], "lambda-{1}/{2}", lambda s, *_: s)
 
 
-HELD_OUT_SOURCES = ("inference-v4.1", "inference-v5.1", "lambda-pytorch", "lambda-tensorflow", "training-v5.1", "training-v6.0")
+HELD_OUT_SOURCES = (
+    "inference-v4.1",
+    "inference-v5.1",
+    "lambda-pytorch",
+    "lambda-tensorflow",
+    "training-v5.0",
+    "training-v5.1",
+    "training-v6.0",
+)
+# held-out sets kept out of every calibration: evaluated, never learned from
+TEST_ONLY_SOURCES = ("training-v5.0",)
 
 
 def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
     """Every real measurement the project has (the shared ones and ``data/``'s, with ``source``),
-    less the sets named in ``exclude``: what the priors are calibrated on."""
+    less the sets named in ``exclude`` and the test sets (``TEST_ONLY_SOURCES``): what the priors
+    are calibrated on."""
+    exclude = (*exclude, *TEST_ONLY_SOURCES)
     parts = [shared_measurements()]
     if set(HELD_OUT_SOURCES) - set(exclude):
         parts.append(held_out_measurements())
@@ -291,13 +306,13 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 
 def held_out_measurements() -> pd.DataFrame:
-    """Everything in ``data/`` (MLPerf Inference v4.1/v5.1, MLPerf Training v5.1 and v6.0 at 8
+    """Everything in ``data/`` (MLPerf Inference v4.1/v5.1, MLPerf Training v5.0, v5.1 and v6.0 at 8
     accelerators, Lambda's PyTorch and TensorFlow benchmarks), with ``source``: the set
     ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()
-    needed = [TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV, *LAMBDA_CSVS, *LAMBDA_TF_CSVS]
-    if not files or not all(p.exists() for p in needed):
+    runs = [TRAINING_V50_RUNS_CSV, TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV]
+    if not files or not all(p.exists() for p in [*runs, *LAMBDA_CSVS, *LAMBDA_TF_CSVS]):
         raise InputError("held-out data", f"not found under {INFERENCE_DIR.parent} (it ships with the source tree)")
-    training = [mlperf_training_held_out(TRAINING_RUNS_CSV), mlperf_training_held_out(TRAINING_V60_RUNS_CSV)]
+    training = [mlperf_training_held_out(p) for p in runs]
     lam = [lambda_benchmarks(), lambda_benchmarks(LAMBDA_TF_CSVS)]
     return pd.concat([mlperf_inference(files), *training, *lam], ignore_index=True)

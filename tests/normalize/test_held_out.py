@@ -15,6 +15,7 @@ from fedopt.normalize.data import (
     HELD_OUT_SOURCES,
     INFERENCE_DIR,
     LAMBDA_TF_CSVS,
+    TRAINING_V50_RUNS_CSV,
     TRAINING_V60_MULTI_CSV,
     TRAINING_V60_RUNS_CSV,
     held_out_measurements,
@@ -59,7 +60,8 @@ def test_training_rows():
     assert h200 == pytest.approx((1 / 22.707617 + 1 / 22.68355) / 2, rel=1e-5)
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
-    sources = {"inference-v4.1", "inference-v5.1", "lambda-pytorch", "lambda-tensorflow", "training-v5.1", "training-v6.0"}
+    sources = {"inference-v4.1", "inference-v5.1", "lambda-pytorch", "lambda-tensorflow", "training-v5.0", "training-v5.1"}
+    sources |= {"training-v6.0"}
     assert set(held_out_measurements()["source"]) == sources
 
 
@@ -74,6 +76,29 @@ def test_training_v60_rows():
     row = d[(d["workload"] == "mlperf-train-v6.0/llama31_8b") & d["card_type"].str.contains("MI355X")]
     assert len(row) == 1 and len(mine) >= 2
     assert row["throughput"].iloc[0] == pytest.approx(np.median(1.0 / minutes))
+
+
+def test_training_v50_rows():
+    d = mlperf_training_held_out(TRAINING_V50_RUNS_CSV)
+    assert len(d) == 22 and d["cards"].eq(8).all() and set(d["source"]) == {"training-v5.0"}
+    assert d["card_type"].nunique() == 6  # H200 SXM and NVL, B200, GB200 (two nodes of 4), MI300X, MI325X
+    # by hand from the file (AMD's MI325X LoRA runs, re-read in the results repository): 1279.131 s
+    # and 1279.232 s, plus GigaComputing's and Supermicro's two each
+    raw = pd.read_csv(TRAINING_V50_RUNS_CSV, dtype=str, keep_default_na=False)
+    mine = raw[(raw["benchmark"] == "llama2_70b_lora") & raw["accelerator_model_name"].str.contains("MI325X")]
+    minutes = (mine["run_stop_ms"].astype(np.int64) - mine["run_start_ms"].astype(np.int64)) / 60000.0
+    row = d[(d["workload"] == "mlperf-train-v5.0/llama2_70b_lora") & d["card_type"].str.contains("MI325X")]
+    assert len(row) == 1 and len(mine) == 6
+    assert row["throughput"].iloc[0] == pytest.approx(np.median(1.0 / minutes))
+
+
+def test_v50_test_set_alone_meets_both_targets():
+    # gathered after every design choice and calibration, never calibrated on: fitted alone as the
+    # command fits a user's file with the shipped priors, measured 11.3% against the peak-TFLOPS
+    # ratio's 26.7% (docs/normalize.md)
+    d = mlperf_training_held_out(TRAINING_V50_RUNS_CSV)
+    tab = summary(leave_one_card_out(d, **fit_settings())).set_index("data").loc["all"]
+    assert tab["model_median"] <= 0.15 and tab["model_median"] <= 0.5 * tab["peak_tflops_median"]
 
 
 def test_power_deficit_by_hand():
