@@ -111,7 +111,7 @@ def leave_one_card_out(
         keys = np.array([arch_vendor(model0._card(k), k)[0] for k in keys])
     elif unit != "card":
         raise ValueError(f"unit: card or architecture, not {unit!r}")
-    rows = [data.iloc[:0].assign(card="", pred=0.0)]
+    rows = [data.iloc[:0].assign(card="", pred=0.0, basis="")]
     folds = sorted(set(keys) if only is None else set(keys) & set(only))
     for i, key in enumerate(folds, 1):
         if progress:
