@@ -170,6 +170,7 @@ _NOISE = (
     "hopper",
     "ampere",
     "ascend",
+    "cambricon",
     "cloud",
     "aws",
     "hbm3",
@@ -256,6 +257,7 @@ _FAMILIES = [
     ("trainium2", r"\btrainium ?2\b|\btrn ?2\b"),
     ("trainium", r"\btrainium ?1?\b|\btrn ?1\b"),
     ("inferentia2", r"\binferentia ?2\b|\binf ?2\b"),
+    ("mlu370", r"\bmlu ?370"),
 ]
 _FAMILY_RE = [(fam, re.compile(pat)) for fam, pat in _FAMILIES]
 _LAPTOP = re.compile(r"\bmax ?q\b|\bmobile\b|\blaptop\b|\bnotebook\b")
@@ -340,6 +342,7 @@ ARCH = {
     "trainium": "aws-neuron",
     "trainium2": "aws-neuron",
     "inferentia2": "aws-neuron",
+    "mlu370": "cambricon-mlu",
 }
 
 

@@ -80,6 +80,7 @@ NAMES = {
     "TPU7x": "TPU7x",
     "TPU v7 (Ironwood)": "TPU7x",
     "AWS Trainium2": "Trainium2",
+    "Cambricon MLU370-X8": "MLU370-X8",
     "trn1": "Trainium",
     "inf2": "Inferentia2",
     "NVIDIA GeForce RTX 5090": "RTX-5090",
