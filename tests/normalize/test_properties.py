@@ -1,6 +1,7 @@
 """Property-based tests of the ``normalize`` command (hypothesis): any valid measurement and query
 tables give a finite, non-negative prediction for every query row, measured cells come back as
-measured, and arbitrary bytes are a clean exit 2 (or, when they happen to parse, exit 0) with no
+measured (a 0 where the card ran the job at another count is an unfilled cell: predicted), the
+bounds of ``--interval`` hold the prediction, and arbitrary bytes are a clean exit 2 (or, when they happen to parse, exit 0) with no
 traceback and nothing half-written.
 
 CI runs a bounded number of examples; FEDOPT_FUZZ_EXAMPLES=10000 runs the long campaign.
@@ -62,22 +63,32 @@ def tables(draw):
 
 
 @FUZZ
-@given(tables())
-def test_every_query_row_gets_a_finite_prediction(tmp_path_factory, data):
+@given(tables(), st.sampled_from([None, 0.5, 0.9]))
+def test_every_query_row_gets_a_finite_prediction(tmp_path_factory, data, level):
     meas, query = data
     d = tmp_path_factory.mktemp("norm")
     m, q, out = d / "M.csv", d / "Q.csv", d / "P.csv"
     meas.to_csv(m, index=False)
     query.to_csv(q, index=False)
-    assert main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(out), "-q"]) == 0
+    extra = [] if level is None else ["--interval", str(level)]
+    assert main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(out), "-q", *extra]) == 0
     p = pd.read_csv(out, keep_default_na=False)
     assert p[["workload", "card_type", "cards"]].astype(str).values.tolist() == query.astype(str).values.tolist()
     tp = p["throughput"].astype(float)
     assert tp.map(math.isfinite).all() and (tp >= 0).all()
+    if level is not None:  # bounds where an evaluation covers the row, around the prediction
+        for low, t, high in zip(p["throughput_low"], tp, p["throughput_high"], strict=True):
+            assert (low == "") == (high == "")
+            if low != "":
+                assert float(low) <= t * (1 + 1e-5) and t <= float(high) * (1 + 1e-5)
     measured = {(w, c, n): t for w, c, n, t in meas.itertuples(index=False)}
+    ran = {(w, c) for w, c, _, t in meas.itertuples(index=False) if t > 0}
     for (w, c, n), t in zip(query.itertuples(index=False), tp, strict=True):
         if (w, c, n) in measured:
-            assert math.isclose(t, measured[(w, c, n)], rel_tol=1e-5), (w, c, n)
+            if measured[(w, c, n)] == 0 and (w, c) in ran:
+                assert t > 0, (w, c, n)  # a 0 where the card ran the job at another count: a cell not filled
+            else:
+                assert math.isclose(t, measured[(w, c, n)], rel_tol=1e-5), (w, c, n)
 
 
 @FUZZ
