@@ -74,17 +74,18 @@ def _predict(args) -> int:
     if not np.isfinite(pred).all():  # the model guarantees it; never write a broken file
         raise RuntimeError("non-finite prediction")
     raw["throughput"] = [f"{v:.6g}" for v in pred]
+    basis = model.basis(query) if args.interval is not None or not args.quiet else None
     if args.interval is not None:
         from fedopt.normalize.intervals import bounds
 
-        low, high = bounds(pred, model.basis(query), args.interval)
+        low, high = bounds(pred, basis, args.interval)
         raw["throughput_low"] = ["" if v != v else f"{v:.6g}" for v in low]  # NaN: no evaluated error to go by
         raw["throughput_high"] = ["" if v != v else f"{v:.6g}" for v in high]
     buf = io.StringIO()
     raw.to_csv(buf, index=False, lineterminator="\n")
     write_atomic(args.out, buf.getvalue())
     if not args.quiet:
-        _basis_notes(model, query, resolver)
+        _basis_notes(basis, query, resolver)
         _out(f"wrote {args.out}: {len(raw)} predictions from {int((meas['throughput'] > 0).sum())} measurements", True)
     return 0
 
@@ -221,9 +222,9 @@ def _held_out_scaleout(resolver, fit_as: dict) -> None:
     _out(format_scaleout(res))
 
 
-def _basis_notes(model, query, resolver) -> None:
-    """The query rows whose predictions rest on the least (ThroughputModel.basis), on stderr."""
-    basis = model.basis(query)
+def _basis_notes(basis, query, resolver) -> None:
+    """The query rows whose predictions rest on the least (``basis``: ThroughputModel.basis of
+    each row), on stderr."""
     unknown = sorted(c for c in set(query["card_type"]) if resolver.resolve(c) is None)
     if unknown:
         names = ", ".join(map(repr, unknown))

@@ -1,8 +1,8 @@
 """Property-based tests of the ``normalize`` command (hypothesis): any valid measurement and query
 tables give a finite, non-negative prediction for every query row, measured cells come back as
 measured (a 0 where the card ran the job at another count is an unfilled cell: predicted), the
-bounds of ``--interval`` hold the prediction, and arbitrary bytes are a clean exit 2 (or, when they happen to parse, exit 0) with no
-traceback and nothing half-written.
+bounds of ``--interval`` hold the prediction, and arbitrary bytes are a clean exit 2 (or, when
+they happen to parse, exit 0) with no traceback and nothing half-written.
 
 CI runs a bounded number of examples; FEDOPT_FUZZ_EXAMPLES=10000 runs the long campaign.
 """
