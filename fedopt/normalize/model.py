@@ -16,6 +16,8 @@ card's inverse capacity relative to it:
                 + exp(psi_w) * ln(n / 8)^beta  (n > 8)               scale-out past one node
       B_c(n): scale-up bandwidth (PCIe past 2 cards for NVLink-bridge cards; <= 50 GB/s past 8,
               past 72 on NVL72 racks, whose NVLink domain spans 72 cards)
+              (within a node, at most the narrowest link the fit's multi-card rows saw: a file of
+              NVLink cards does not say how a PCIe ring slows a job)
 
 ``s_w = softmax(theta_w)`` are the workload's time shares, ``rho_w`` the share of its compute on
 matrix (tensor) units (FP32 vector peak at 0, matrix peaks at 1), ``u16_w``, ``u8_w``, ``u4_w`` the
@@ -187,6 +189,9 @@ class Hyper:
     """Shrinkage strengths (1 / prior variance, in log units) and priors of the fit."""
 
     rank: int = 2
+    # the all-reduce overhead grows no further than at the narrowest link among the fit's rows of
+    # 2-8 cards: a file of NVLink cards says nothing of a PCIe ring (H200 NVL, docs/normalize.md)
+    clip_links: bool = True
     lam_theta: float = 0.03  # share logits toward the common logits
     lam_share: float = 0.3  # shares toward the common shares (share space: a share can reach 0)
     adapt_shrink: bool = True  # scale both by share_spread / the group's spread of shares (refit)
@@ -286,6 +291,7 @@ class ThroughputModel:
         self.fitted: Fitted | None = None
         self._one_card: OneCardRatios | None = None  # workloads measured on one card only
         self.memory: MemoryFit | None = None  # cards too small for a workload, from measured zeros
+        self._lc_max: float | None = None  # log(900 / GB/s) of the narrowest link the fit's 2-8 card rows saw
 
     # ------------------------------------------------------------------ cards
     def card_key(self, name: str) -> str:
@@ -350,6 +356,8 @@ class ThroughputModel:
         ic = np.array([ci[c] for c in keys], dtype=np.int64)
         L, mask = self._rows(keys, n)
         lf, lm, lc = L.T[1:4]
+        multi = (n > 1) & (n <= NODE_CARDS)
+        self._lc_max = float(lc[multi].max()) if multi.any() else None
         LF = L[:, MATRIX_COLUMNS]  # matrix-unit formats: BF16, 8-bit, 4-bit
         mc, mm = mask.T
         hn = comm_factor(n)
@@ -739,6 +747,8 @@ class ThroughputModel:
         N, K = len(keys), fz.U.shape[1]
         L, mask = self._rows(keys, n)
         lf, lm, lc = L.T[1:4]
+        if self.hyper.clip_links and self._lc_max is not None:
+            lc = np.where(n <= NODE_CARDS, np.minimum(lc, self._lc_max), lc)
         mc, mm = mask.T
         iw = np.array([self._wi.get(w, -1) for w in wl], dtype=np.int64)
         ic = np.array([self._ci.get(k, -1) for k in keys], dtype=np.int64)

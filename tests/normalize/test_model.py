@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from fedopt.normalize.cards import CardResolver
-from fedopt.normalize.model import ThroughputModel
+from fedopt.normalize.model import Hyper, ThroughputModel
 
 # V100 and TITAN V have no INT8/FP8 matrix units (8-bit peak = BF16's), B200, GB200 and MI355X
 # have FP4 at 4x BF16; on the others the 8-bit peak is 2x BF16 and there is no FP4. The shares are
@@ -86,3 +86,17 @@ def test_basis_says_what_each_prediction_rests_on():
     )
     assert list(model.basis(q)) == list(q["expected"])
     assert len(model.basis(q.iloc[:0])) == 0
+
+
+def test_a_pcie_ring_is_not_extrapolated_from_nvlink_rows():
+    # every multi-card row on NVLink (H100 SXM 900 GB/s, B200 1,800): the file cannot say how much a
+    # PCIe ring (H100 PCIe, 128 GB/s) slows a job, so it slows it no more than the narrowest link
+    # it saw; with the extrapolation (clip_links off) the same fit predicts it far slower
+    rows = [(w, c, n, level * f * n) for w, level in (("a", 1.0), ("b", 2.0), ("c", 0.5))
+            for c, f in (("H100-SXM-80GB", 1.0), ("B200-SXM-180GB", 2.6)) for n in (1, 8)]  # fmt: skip
+    m = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+    q = pd.DataFrame({"workload": "a", "card_type": ["H100-PCIe-80GB", "H100-PCIe-80GB"], "cards": [1, 8]})
+    one, eight = ThroughputModel().fit(m).predict(q)
+    assert eight / (8 * one) > 0.9  # as SXM's own 8-card rows scale: linearly here
+    one_x, eight_x = ThroughputModel(hyper=Hyper(clip_links=False)).fit(m).predict(q)
+    assert eight_x / (8 * one_x) < eight / (8 * one)
