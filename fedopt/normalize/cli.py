@@ -368,14 +368,16 @@ def cmd_normalize(args: argparse.Namespace) -> int:
 
 
 def _level(text: str) -> float:
-    from fedopt.normalize.intervals import LEVELS
+    from fedopt.normalize.intervals import check_level
 
     try:
         v = float(text)
     except ValueError:
         v = float("nan")
-    if v not in LEVELS:
-        raise argparse.ArgumentTypeError(f"one of {', '.join(f'{q:g}' for q in LEVELS)}, not {text!r}")
+    try:
+        check_level(v, text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return v
 
 

@@ -32,6 +32,20 @@ BASES = ("card measured", "architecture measured", "new architecture")
 KINDS = ("cells", "card", "architecture")
 
 
+def level_key(level: float) -> str:
+    """A level as the intervals file writes it (``0.8`` -> ``"0.8"``)."""
+    return f"{level:g}"
+
+
+def check_level(level: float, written: str | None = None) -> str:
+    """``level``'s key, or ValueError naming the levels the file has (and ``written``, the text
+    the level came from, when there is one)."""
+    if level not in LEVELS:
+        shown = written if written is not None else level
+        raise ValueError(f"one of {', '.join(map(level_key, LEVELS))}, not {shown!r}")
+    return level_key(level)
+
+
 def held_out_errors(data: pd.DataFrame | None = None, progress: Callable[[str], None] | None = None) -> pd.DataFrame:
     """Rows ``source, kind, basis, log_error`` of every held-out prediction (module docstring);
     ``data`` defaults to every real measurement. About 3 minutes on the ~1,400 real rows."""
@@ -75,7 +89,7 @@ def quantile_table(errors: pd.DataFrame, levels=LEVELS) -> dict[str, dict[str, f
             continue
         w = 1.0 / e.groupby("source")["log_error"].transform("size").to_numpy(float)
         qs = _weighted_quantiles(e["log_error"].to_numpy(float), w, levels)
-        out[basis] = {f"{q:g}": v for q, v in zip(levels, qs, strict=True)}
+        out[basis] = {level_key(q): v for q, v in zip(levels, qs, strict=True)}
     return out
 
 
@@ -87,9 +101,9 @@ def coverage(errors: pd.DataFrame, levels=LEVELS) -> pd.DataFrame:
         table = quantile_table(errors[errors["source"] != src], levels)
         mine = errors[(errors["source"] == src) & errors["basis"].isin(list(table))]
         row = {"source": src, "rows": len(mine)}
-        for q in levels:
-            bound = mine["basis"].map({b: t[f"{q:g}"] for b, t in table.items()}).to_numpy(float)
-            row[f"{q:g}"] = float(np.mean(mine["log_error"].to_numpy(float) <= bound)) if len(mine) else float("nan")
+        for key in map(level_key, levels):
+            bound = mine["basis"].map({b: t[key] for b, t in table.items()}).to_numpy(float)
+            row[key] = float(np.mean(mine["log_error"].to_numpy(float) <= bound)) if len(mine) else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -104,12 +118,13 @@ def write_intervals(path: Path = INTERVALS_PATH, progress: Callable[[str], None]
         "about": "quantiles of |ln(predicted / measured)| of held-out predictions by basis "
         "(fedopt.normalize.intervals; python -m fedopt normalize --calibrate-intervals)",
         "written": datetime.date.today().isoformat(),
-        "levels": [f"{q:g}" for q in LEVELS],
+        "levels": [level_key(q) for q in LEVELS],
         "log_error_quantiles": quantile_table(errors),
         "rows": {b: int((errors["basis"] == b).sum()) for b in BASES},
         "sources": sorted(set(errors["source"])),
         "coverage_leave_one_set_out": {
-            r["source"]: {"rows": int(r["rows"]), **{f"{q:g}": round(r[f"{q:g}"], 3) for q in LEVELS}} for _, r in cov.iterrows()
+            r["source"]: {"rows": int(r["rows"]), **{k: round(r[k], 3) for k in map(level_key, LEVELS)}}
+            for _, r in cov.iterrows()
         },
     }
     write_atomic(path, json.dumps(doc, indent=1) + "\n")
@@ -128,9 +143,7 @@ def bounds(pred: np.ndarray, basis: np.ndarray, level: float, table: dict | None
     """(low, high) around each prediction at ``level`` (one of ``LEVELS``): a measured cell is its
     own bound, a basis with no evaluated errors (no specs, workload unmeasured) gets NaN."""
     table = load_intervals() if table is None else table
-    key = f"{level:g}"
-    if key not in {f"{q:g}" for q in LEVELS}:
-        raise ValueError(f"interval level: one of {', '.join(f'{q:g}' for q in LEVELS)}, not {level!r}")
+    key = check_level(level)
     pred = np.asarray(pred, float)
     basis = np.asarray(basis, dtype=object)
     width = np.full(len(pred), np.nan)

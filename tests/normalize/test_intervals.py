@@ -96,3 +96,12 @@ def test_notebook_form():
     assert list(out["basis"]) == ["architecture measured", "new architecture"]
     spread = out["throughput_high"] / out["throughput_low"]
     assert 1 < spread[0] < spread[1]  # Blackwell, never measured here, is the wider
+
+
+def test_a_level_without_a_table_is_refused(capsys):
+    from fedopt.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["normalize", "--measurements", "M.csv", "--query", "Q.csv", "--out", "P.csv", "--interval", "0.7"])
+    assert exit_.value.code == 2
+    assert "one of 0.5, 0.8, 0.9, 0.95, not '0.7'" in capsys.readouterr().err
