@@ -210,7 +210,7 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
     variants are left out (mostly the same runs, else the same model at a higher precision);
     throughput = the median over submissions of the same card and count. Systems without
     accelerators (CPU only), multi-node systems (``a#`` counts per node there) and cards without
-    specs in the catalog (UntetherAI speedAI240, Intel Arc Pro B60) are left out.
+    specs in the catalog (UntetherAI's speedAI240) are left out.
     """
     paths = paths or _inference_files()
     parts = []

@@ -79,6 +79,10 @@ NAMES = {
     "TPU v3": "TPU-v3",
     "TPU7x": "TPU7x",
     "TPU v7 (Ironwood)": "TPU7x",
+    "TPU v7x": "TPU7x",
+    # MLPerf Inference v5.1's accelerator: a board of two B60 GPUs, not one B60
+    "[MAXSUN] MS-Intel Arc Pro B60 Dual 48G Turbo": "Arc-Pro-B60-Dual",
+    "Intel Arc Pro B60": "Arc-Pro-B60",
     "AWS Trainium2": "Trainium2",
     "Cambricon MLU370-X8": "MLU370-X8",
     "trn1": "Trainium",

@@ -47,6 +47,10 @@ def test_inference_rows(inference):
     row = d[(d["workload"] == "mlperf-inf-v4.1/resnet") & (d["card_type"] == "NVIDIA H100-SXM-80GB") & (d["cards"] == 8)]
     assert len(row) == 1 and len(mine) >= 2
     assert row["throughput"].iloc[0] == pytest.approx(np.median(mine["result"].astype(float)))
+    # Intel's v5.1 system: four two-GPU B60 boards (the file's accelerators = boards), 6,472.37 tokens/s
+    arc = d[d["card_type"].str.contains("Arc Pro B60") & (d["workload"] == "mlperf-inf-v5.1/llama3.1-8b")]
+    assert arc["cards"].tolist() == [4] and arc["throughput"].tolist() == [pytest.approx(6472.37)]
+    assert resolver.resolve(arc["card_type"].iloc[0]).id == "Arc-Pro-B60-Dual"
 
 
 def test_training_rows():
