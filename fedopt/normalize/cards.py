@@ -227,6 +227,7 @@ _FAMILIES = [
     ("rtx3060", r"\b(rtx )?3060\b"),
     ("rtx6000ada", r"\b(rtx )?6000 ?ada\b"),
     ("rtxpro6000", r"\brtx ?pro ?6000\b"),
+    ("rtxpro4500", r"\brtx ?pro ?4500\b"),
     ("quadrortx6000", r"\b(quadro )?rtx ?6000\b"),
     ("quadrortx8000", r"\b(quadro )?rtx ?8000\b"),
     ("rtx4090", r"\b(rtx )?4090 ?d?\b"),  # the 4090 D (China) takes the 4090: same memory, ~11% fewer SMs
@@ -236,8 +237,10 @@ _FAMILIES = [
     ("max1550", r"\b(data center )?max ?1550\b|\bponte ?vecchio\b"),
     ("arcprob60dual", r"\b(arc ?pro ?)?b60 ?dual\b"),  # two B60 GPUs on one board (MAXSUN, Sparkle)
     ("arcprob60", r"\barc ?pro ?b60\b|\bbmg ?pro ?b60\b"),
+    ("arcprob70", r"\barc ?pro ?b70\b|\bbmg ?b70\b"),
     ("rx7900xtx", r"\b(rx )?7900 ?xtx\b"),
     ("mi355x", r"\bmi ?355 ?x?\b"),
+    ("mi350p", r"\bmi ?350 ?p\b"),  # the PCIe card: half an MI350X
     ("mi350x", r"\bmi ?350 ?x?\b"),
     ("mi325x", r"\bmi ?325 ?x\b"),
     ("mi300x", r"\bmi ?300 ?x?\b"),
@@ -289,6 +292,7 @@ ARCH = {
     "a2": "nvidia-ampere",
     "rtx6000ada": "nvidia-ada",
     "rtxpro6000": "nvidia-blackwell",
+    "rtxpro4500": "nvidia-blackwell",
     "p100": "nvidia-pascal",
     "p40": "nvidia-pascal",
     "v100": "nvidia-volta",
@@ -313,6 +317,7 @@ ARCH = {
     "max1550": "intel-xe-hpc",
     "arcprob60": "intel-xe2",
     "arcprob60dual": "intel-xe2",
+    "arcprob70": "intel-xe2",
     "h100": "nvidia-hopper",
     "h800": "nvidia-hopper",
     "h200": "nvidia-hopper",
@@ -330,6 +335,7 @@ ARCH = {
     "mi300x": "amd-cdna3",
     "mi325x": "amd-cdna3",
     "mi350x": "amd-cdna4",
+    "mi350p": "amd-cdna4",
     "mi355x": "amd-cdna4",
     "rx7900xtx": "amd-rdna3",
     "gaudi2": "intel-gaudi",

@@ -17,19 +17,18 @@ The shared measurements (``/work/shared/data``, see its README):
   and evaluate how a job slows as it grows past a node.
 
 Held-out data (``data/``, see its README): MLPerf Inference v4.1 and v5.1 closed-division
-datacenter results, Offline scenario (samples or tokens per second of whole one-node systems of
-1-16 accelerators), and MLPerf Training v5.1 and v6.0 runs on 8 accelerators (MI300X-MI355X,
-H200, GH200, B200-GB300): other workloads and newer cards than the shared data, to check that
-the model generalizes; and Lambda's PyTorch training benchmarks (NVIDIA DeepLearningExamples,
-FP16/AMP and FP32, on twelve card types from Quadro RTX 8000 and V100 to RTX 4090, RTX 6000 Ada
-and H100 at 1-8 GPUs), added 2026-12-03 with the TF32 share they showed the model lacked, and
-Lambda's TensorFlow CNN benchmarks (GTX 1080 Ti to A100), gathered after that share was fixed, as
-its test set. The v6.0 runs were gathered after the model's design was fixed, as a test set; the
-calibrated priors added after (2026-12-03) were chosen looking at every set, v6.0
-included. The shipped calibration (``calibrate.py``) pools every set for its card and
-architecture priors, and an evaluation of a set uses priors calibrated without it
-(``calibration_measurements(exclude=...)``).
-"""
+datacenter results (and v5.0 and v6.1, test sets the priors never see), Offline scenario (samples
+or tokens per second of whole one-node systems of 1-16 accelerators), and MLPerf Training v5.1 and
+v6.0 runs on 8 accelerators (MI300X-MI355X, H200, GH200, B200-GB300): other workloads and newer
+cards than the shared data, to check that the model generalizes; and Lambda's PyTorch training
+benchmarks (NVIDIA DeepLearningExamples, FP16/AMP and FP32, on twelve card types from Quadro RTX
+8000 and V100 to RTX 4090, RTX 6000 Ada and H100 at 1-8 GPUs), added 2026-12-03 with the TF32
+share they showed the model lacked, and Lambda's TensorFlow CNN benchmarks (GTX 1080 Ti to A100),
+gathered after that share was fixed, as its test set. The v6.0 runs were gathered after the
+model's design was fixed, as a test set; the calibrated priors added after (2026-12-03) were
+chosen looking at every set, v6.0 included. The shipped calibration (``calibrate.py``) pools every
+set for its card and architecture priors, and an evaluation of a set uses priors calibrated
+without it (``calibration_measurements(exclude=...)``)."""
 
 from __future__ import annotations
 
@@ -207,7 +206,8 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
     """MLPerf Inference Offline results in the measurement format (``source`` = the round).
 
     One workload per round and benchmark (``mlperf-inf-v4.1/bert-99``); the ``-99.9`` accuracy
-    variants are left out (mostly the same runs, else the same model at a higher precision);
+    variants are left out where the round has the ``-99`` one (mostly the same runs, else the same
+    model at a higher precision);
     throughput = the median over submissions of the same card and count. Systems without
     accelerators (CPU only), multi-node systems (``a#`` counts per node there) and cards without
     specs in the catalog (UntetherAI's speedAI240) are left out.
@@ -219,7 +219,13 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
         df["round"] = "v" + path.name.split("_v", 1)[1].split("_", 1)[0]
         parts.append(df)
     df = pd.concat(parts, ignore_index=True)
-    df = df[(df["accelerator"].str.strip() != "") & (df["nodes"] == "1") & ~df["model"].str.endswith("-99.9")].copy()
+    # a -99.9 benchmark is left out where its round also ran the -99 one (mostly the same runs, else
+    # the same model at a higher precision); v6.1 ran Llama 2 70B at -99.9 only, which stays
+    base = df["model"].str.removesuffix("-99.9")
+    has_99 = set(zip(df["round"], df["model"], strict=True))
+    twin = np.array([(r, b + "-99") in has_99 for r, b in zip(df["round"], base, strict=True)], dtype=bool)
+    strict_dup = df["model"].str.endswith("-99.9").to_numpy() & twin
+    df = df[(df["accelerator"].str.strip() != "") & (df["nodes"] == "1") & ~strict_dup].copy()
     df["cards"] = df["accelerators"].astype(float).astype(np.int64)
     df["tp"] = df["result"].astype(float)
     df["key"] = _card_keys(df["accelerator"])
@@ -284,6 +290,7 @@ HELD_OUT_SOURCES = (
     "inference-v4.1",
     "inference-v5.0",
     "inference-v5.1",
+    "inference-v6.1",
     "lambda-pytorch",
     "lambda-tensorflow",
     "training-v5.0",
@@ -291,7 +298,7 @@ HELD_OUT_SOURCES = (
     "training-v6.0",
 )
 # held-out sets kept out of every calibration: evaluated, never learned from
-TEST_ONLY_SOURCES = ("inference-v5.0", "training-v5.0")
+TEST_ONLY_SOURCES = ("inference-v5.0", "inference-v6.1", "training-v5.0")
 
 
 def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
@@ -307,7 +314,7 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 
 def held_out_measurements() -> pd.DataFrame:
-    """Everything in ``data/`` (MLPerf Inference v4.1/v5.0/v5.1, MLPerf Training v5.0, v5.1 and v6.0 at 8
+    """Everything in ``data/`` (MLPerf Inference v4.1/v5.0/v5.1/v6.1, MLPerf Training v5.0, v5.1 and v6.0 at 8
     accelerators, Lambda's PyTorch and TensorFlow benchmarks), with ``source``: the set
     ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()

@@ -83,6 +83,10 @@ NAMES = {
     # MLPerf Inference v5.1's accelerator: a board of two B60 GPUs, not one B60
     "[MAXSUN] MS-Intel Arc Pro B60 Dual 48G Turbo": "Arc-Pro-B60-Dual",
     "Intel Arc Pro B60": "Arc-Pro-B60",
+    # MLPerf Inference v6.1's new cards, as their systems name them
+    "Intel(R) Arc(TM) Pro B70": "Arc-Pro-B70",
+    "NVIDIA RTX PRO 4500 Blackwell": "RTX-PRO-4500-Blackwell",
+    "AMD Instinct MI350P": "MI350P",  # the PCIe card, half an MI350X: not the MI350X
     "AWS Trainium2": "Trainium2",
     "Cambricon MLU370-X8": "MLU370-X8",
     "trn1": "Trainium",
