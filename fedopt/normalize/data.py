@@ -221,9 +221,8 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
     df = pd.concat(parts, ignore_index=True)
     # a -99.9 benchmark is left out where its round also ran the -99 one (mostly the same runs, else
     # the same model at a higher precision); v6.1 ran Llama 2 70B at -99.9 only, which stays
-    base = df["model"].str.removesuffix("-99.9")
-    has_99 = set(zip(df["round"], df["model"], strict=True))
-    twin = np.array([(r, b + "-99") in has_99 for r, b in zip(df["round"], base, strict=True)], dtype=bool)
+    ran = pd.MultiIndex.from_arrays([df["round"], df["model"]])
+    twin = pd.MultiIndex.from_arrays([df["round"], df["model"].str.removesuffix("-99.9") + "-99"]).isin(ran)
     strict_dup = df["model"].str.endswith("-99.9").to_numpy() & twin
     df = df[(df["accelerator"].str.strip() != "") & (df["nodes"] == "1") & ~strict_dup].copy()
     df["cards"] = df["accelerators"].astype(float).astype(np.int64)
