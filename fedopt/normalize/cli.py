@@ -76,9 +76,19 @@ def _predict(args) -> int:
     raw["throughput"] = [f"{v:.6g}" for v in pred]
     basis = model.basis(query) if args.interval is not None or not args.quiet else None
     if args.interval is not None:
-        from fedopt.normalize.intervals import bounds
+        from fedopt.normalize.intervals import bounds, scale_for
 
-        low, high = bounds(pred, basis, args.interval)
+        scale = 1.0
+        if not args.fixed_intervals:  # the file's own leave-one-card-out says how hard it is
+            scale, level, rows = scale_for(meas, progress=_progress(args), resolver=resolver, **_fit_settings(args))
+            if not args.quiet:
+                said = f"mean |ln(pred / measured)| {level:.3f} over {rows} rows" if rows else "one card type, nothing to hide"
+                _out(
+                    f"fedopt: note: interval widths x{scale:.2f} the calibrated table's, from M.csv's own "
+                    f"leave-one-card-out ({said}); --fixed-intervals: the table's",
+                    True,
+                )
+        low, high = bounds(pred, basis, args.interval, scale=scale)
         raw["throughput_low"] = ["" if v != v else f"{v:.6g}" for v in low]  # NaN: no evaluated error to go by
         raw["throughput_high"] = ["" if v != v else f"{v:.6g}" for v in high]
     buf = io.StringIO()
@@ -333,9 +343,15 @@ def _calibrate_intervals(args) -> int:
     doc = intervals.write_intervals(intervals.INTERVALS_PATH, progress=_progress(args))
     n = sum(doc["rows"].values())
     _out(f"wrote {intervals.INTERVALS_PATH}: error quantiles from {n} held-out predictions", True)
-    _out("leave-one-set-out coverage (share of each set's held-out rows inside the other sets' intervals):")
-    for src, row in doc["coverage_leave_one_set_out"].items():
-        _out(f"  {src:20} {row['rows']:5} rows  " + "  ".join(f"{lv}: {row[lv]:.2f}" for lv in doc["levels"]))
+    for title, key in (
+        ("leave-one-set-out coverage (each set's held-out rows inside the other sets' bounds)", "coverage_leave_one_set_out"),
+        ("test sets (never in the table)", "coverage_test_sets"),
+    ):
+        _out(f"{title}, scaled by each file's own error [the table's bounds unscaled]:")
+        for src, row in doc[key].items():
+            plain = doc[key + "_unscaled"][src]
+            cells = "  ".join(f"{lv}: {row[lv]:.2f} [{plain[lv]:.2f}]" for lv in doc["levels"])
+            _out(f"  {src:20} {row['rows']:5} rows  {cells}")
     return 0
 
 
@@ -349,6 +365,8 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         )
     if args.interval is not None and not predicting:
         raise InputError("--interval", "goes with --query/--out (bounds around each prediction)")
+    if args.fixed_intervals and args.interval is None:
+        raise InputError("--fixed-intervals", "goes with --interval (how its bounds are scaled)")
     if args.profiles and not args.evaluate:
         raise InputError("--profiles", "goes with --evaluate (how well the profiles predict measured ratios)")
     if predicting or not modes:
@@ -445,6 +463,12 @@ def add_normalize(sub) -> None:
         metavar="LEVEL",
         help="with --query: also throughput_low, throughput_high, the bounds the held-out errors give at LEVEL "
         "(0.5, 0.8, 0.9 or 0.95); empty where no evaluation covers the row (no specs, workload unmeasured)",
+    )
+    p.add_argument(
+        "--fixed-intervals",
+        action="store_true",
+        help="with --interval: the calibrated table's bounds as they are, not scaled by how well M.csv predicts "
+        "itself (which costs one fit per card type of M.csv)",
     )
     p.add_argument("--no-priors", action="store_true", help="no calibrated card or architecture priors")
     p.add_argument("-q", "--quiet", action="store_true", help="no notes or progress on stderr")

@@ -10,6 +10,12 @@ do not outvote a round of 24. ``normalize --calibrate-intervals`` writes the tab
 ``models/normalize_intervals.json`` with its leave-one-set-out coverage (quantiles from the other
 sets, share of this set's rows inside them): the honest figure of what a level delivers.
 
+Sets differ more than one table can say (an 80% interval held 65-92% of a new set's rows), so
+the bounds are scaled by how hard the user's own file is: the mean |ln(pred / measured)| of its
+leave-one-card-out (:func:`file_scale`) against the calibration sets' typical level, shrunk toward
+1 when the file has few rows to say it. The table holds quantiles of errors divided by the same
+scale of their own set (computed without the hidden card or architecture), so the two agree.
+
 Measured cells are returned as measured (no interval); a card with no specs or a workload never
 measured gets none either (NaN bounds): its error has no evaluation behind it.
 """
@@ -30,6 +36,11 @@ INTERVALS_PATH = MODELS_DIR / "normalize_intervals.json"
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 BASES = ("card measured", "architecture measured", "new architecture")
 KINDS = ("cells", "card", "architecture")
+# the file scale: rows of a file's own held-out errors that weigh as much as the calibration's
+# typical level, and the power of the level ratio (chosen on the calibration sets' leave-one-set-out
+# coverage, docs/normalize.md "Prediction intervals")
+SCALE_ROWS = 20.0
+SCALE_POWER = 1.0
 
 
 def level_key(level: float) -> str:
@@ -47,15 +58,18 @@ def check_level(level: float, written: str | None = None) -> str:
 
 
 def held_out_errors(data: pd.DataFrame | None = None, progress: Callable[[str], None] | None = None) -> pd.DataFrame:
-    """Rows ``source, kind, basis, log_error`` of every held-out prediction (module docstring);
-    ``data`` defaults to every real measurement. About 3 minutes on the ~1,400 real rows."""
+    """Rows ``source, kind, basis, log_error, hidden, card, arch, level, level_rows`` of every
+    held-out prediction (module docstring; ``hidden``: the card or architecture hidden, ``level``:
+    :func:`with_file_levels`); ``data`` defaults to every real measurement. About 3 minutes on the ~1,400 real rows."""
     from fedopt.normalize.calibrate import fit_settings
-    from fedopt.normalize.cards import CardResolver
+    from fedopt.normalize.cards import CardResolver, arch_vendor
     from fedopt.normalize.data import calibration_measurements
     from fedopt.normalize.evaluate import leave_one_card_out, random_cells
+    from fedopt.normalize.model import ThroughputModel
 
     data = calibration_measurements() if data is None else data
     resolver = CardResolver()
+    keys = ThroughputModel(resolver=resolver)
     parts = []
     for src, part in data.groupby("source", sort=True):
         part = part.reset_index(drop=True)
@@ -64,13 +78,59 @@ def held_out_errors(data: pd.DataFrame | None = None, progress: Callable[[str], 
             if progress:
                 progress(f"intervals: {src}, {kind} held out")
             if kind == "cells":
-                res = random_cells(part, resolver=resolver, **fit)
+                res = random_cells(part, resolver=resolver, **fit).assign(card="")
             else:
                 res = leave_one_card_out(part, baselines=False, resolver=resolver, unit=kind, **fit)
             res = res[(res["pred"] > 0) & (res["throughput"] > 0)]
             err = np.abs(np.log(res["pred"].to_numpy(float) / res["throughput"].to_numpy(float)))
-            parts.append(pd.DataFrame({"source": str(src), "kind": kind, "basis": res["basis"].to_numpy(), "log_error": err}))
-    return pd.concat(parts, ignore_index=True)
+            card = [keys.card_key(n) for n in res["card_type"]]
+            arch = [arch_vendor(keys._card(k), k)[0] for k in card]
+            parts.append(
+                pd.DataFrame(
+                    {"source": str(src), "kind": kind, "basis": res["basis"].to_numpy(), "log_error": err,
+                     "hidden": res["card"].to_numpy(), "card": card, "arch": arch}
+                )
+            )  # fmt: skip
+    return with_file_levels(pd.concat(parts, ignore_index=True))
+
+
+def with_file_levels(errors: pd.DataFrame) -> pd.DataFrame:
+    """``errors`` plus ``level`` and ``level_rows``: for each held-out row, the mean leave-one-card-out
+    error of its set without the hidden card (architecture), over that many rows: what the file
+    the row was hidden from would have said of itself (cells missing at random: the whole set's)."""
+    level = np.full(len(errors), np.nan)
+    rows = np.zeros(len(errors))
+    for _, s in errors.groupby("source", sort=False):
+        loco = s[s["kind"] == "card"]
+        for (kind, hidden), h in s.groupby(["kind", "hidden"], sort=False):
+            own = loco["card"] if kind == "card" else loco["arch"] if kind == "architecture" else None
+            x = loco["log_error"].to_numpy(float) if own is None else loco.loc[own != hidden, "log_error"].to_numpy(float)
+            pos = errors.index.get_indexer(h.index)
+            level[pos] = x.mean() if len(x) else np.nan
+            rows[pos] = len(x)
+    return errors.assign(level=level, level_rows=rows)
+
+
+def reference_level(errors: pd.DataFrame) -> float:
+    """The typical set's level: the median over sets of each one's mean leave-one-card-out error."""
+    loco = errors[errors["kind"] == "card"]
+    return float(loco.groupby("source")["log_error"].mean().median()) if len(loco) else float("nan")
+
+
+def file_scale(level, rows, reference: float, n0: float = SCALE_ROWS, power: float = SCALE_POWER) -> np.ndarray:
+    """How much wider (or narrower) than the table a file's intervals are: ``(level / reference) ^
+    power``, the exponent shrunk by ``rows / (rows + n0)`` (a file of few held-out rows says
+    little of itself); 1 where the file has no level (one card type: nothing to hide)."""
+    level, rows = np.asarray(level, float), np.asarray(rows, float)
+    ok = np.isfinite(level) & (level > 0) & (rows > 0) & np.isfinite(reference) & (reference > 0)
+    ratio = np.where(ok, level / np.where(ok, reference, 1.0), 1.0)
+    return np.exp(power * rows / (rows + n0) * np.log(ratio))
+
+
+def _scales(errors: pd.DataFrame, reference: float) -> np.ndarray:
+    if "level" not in errors:
+        return np.ones(len(errors))
+    return file_scale(errors["level"], errors["level_rows"], reference)
 
 
 def _weighted_quantiles(x: np.ndarray, w: np.ndarray, levels) -> list[float]:
@@ -80,53 +140,82 @@ def _weighted_quantiles(x: np.ndarray, w: np.ndarray, levels) -> list[float]:
     return [float(x[min(np.searchsorted(cw, q), len(x) - 1)]) for q in levels]
 
 
-def quantile_table(errors: pd.DataFrame, levels=LEVELS) -> dict[str, dict[str, float]]:
-    """basis -> {level: quantile of |ln(pred / measured)|}, each source weighing the same."""
+def quantile_table(errors: pd.DataFrame, levels=LEVELS, reference: float | None = None) -> dict[str, dict[str, float]]:
+    """basis -> {level: quantile of |ln(pred / measured)| / file scale}, each source weighing the
+    same (scale 1 when ``errors`` has no ``level`` column)."""
+    reference = reference_level(errors) if reference is None else reference
+    scaled = errors["log_error"].to_numpy(float) / _scales(errors, reference)
     out = {}
     for basis in BASES:
-        e = errors[errors["basis"] == basis]
-        if e.empty:
+        pick = (errors["basis"] == basis).to_numpy()
+        if not pick.any():
             continue
-        w = 1.0 / e.groupby("source")["log_error"].transform("size").to_numpy(float)
-        qs = _weighted_quantiles(e["log_error"].to_numpy(float), w, levels)
+        w = 1.0 / errors[pick].groupby("source")["log_error"].transform("size").to_numpy(float)
+        qs = _weighted_quantiles(scaled[pick], w, levels)
         out[basis] = {level_key(q): v for q, v in zip(levels, qs, strict=True)}
     return out
 
 
-def coverage(errors: pd.DataFrame, levels=LEVELS) -> pd.DataFrame:
+def coverage(errors: pd.DataFrame, levels=LEVELS, scaled: bool = True) -> pd.DataFrame:
     """Leave-one-set-out: each source's share of held-out rows inside the intervals that the
-    other sources' errors give (rows whose basis the others never saw are left out)."""
-    rows = []
-    for src in sorted(set(errors["source"])):
-        table = quantile_table(errors[errors["source"] != src], levels)
-        mine = errors[(errors["source"] == src) & errors["basis"].isin(list(table))]
-        row = {"source": src, "rows": len(mine)}
-        for key in map(level_key, levels):
-            bound = mine["basis"].map({b: t[key] for b, t in table.items()}).to_numpy(float)
-            row[key] = float(np.mean(mine["log_error"].to_numpy(float) <= bound)) if len(mine) else float("nan")
-        rows.append(row)
-    return pd.DataFrame(rows)
+    other sources' errors give (rows whose basis the others never saw are left out); with
+    ``scaled`` each row's bound times its file scale, without it the plain table's."""
+    if not scaled:
+        errors = errors.drop(columns=["level", "level_rows"], errors="ignore")
+    return pd.DataFrame([_coverage_of(errors[errors["source"] == src], errors[errors["source"] != src], levels)
+                         for src in sorted(set(errors["source"]))])  # fmt: skip
+
+
+def _coverage_of(mine: pd.DataFrame, others: pd.DataFrame, levels=LEVELS) -> dict:
+    """``mine``'s share of rows inside the bounds that ``others``' errors give."""
+    reference = reference_level(others)
+    table = quantile_table(others, levels, reference)
+    mine = mine[mine["basis"].isin(list(table))]
+    scale = _scales(mine, reference)
+    row = {"source": ", ".join(sorted(set(mine["source"]))), "rows": len(mine)}
+    for key in map(level_key, levels):
+        bound = mine["basis"].map({b: t[key] for b, t in table.items()}).to_numpy(float) * scale
+        row[key] = float(np.mean(mine["log_error"].to_numpy(float) <= bound)) if len(mine) else float("nan")
+    return row
 
 
 def write_intervals(path: Path = INTERVALS_PATH, progress: Callable[[str], None] | None = None) -> dict:
-    """Evaluate, tabulate and write the intervals file (atomically)."""
+    """Evaluate, tabulate and write the intervals file (atomically), with the leave-one-set-out
+    coverage and the test sets' (``data.TEST_ONLY_SOURCES``, never in the table) under it."""
     from fedopt.atomic import write_atomic
+    from fedopt.normalize.data import TEST_ONLY_SOURCES, held_out_measurements
 
     errors = held_out_errors(progress=progress)
-    cov = coverage(errors)
+    held = held_out_measurements()
+    tests = held_out_errors(held[held["source"].isin(TEST_ONLY_SOURCES)], progress=progress)
+    reference = reference_level(errors)
+
+    def shares(rows: list[dict]) -> dict:
+        return {r["source"]: {"rows": int(r["rows"]), **{k: round(r[k], 3) for k in map(level_key, LEVELS)}} for r in rows}
+
     doc = {
-        "about": "quantiles of |ln(predicted / measured)| of held-out predictions by basis "
+        "about": "quantiles of |ln(predicted / measured)| / file scale of held-out predictions by basis "
         "(fedopt.normalize.intervals; python -m fedopt normalize --calibrate-intervals)",
         "written": datetime.date.today().isoformat(),
         "levels": [level_key(q) for q in LEVELS],
-        "log_error_quantiles": quantile_table(errors),
+        "log_error_quantiles": quantile_table(errors, reference=reference),
+        "file_scale": {
+            "about": "bounds times (level / reference) ^ (power * rows / (rows + rows_prior)); level: the mean "
+            "|ln(pred / measured)| of the user's file's leave-one-card-out over rows",
+            "reference": reference,
+            "rows_prior": SCALE_ROWS,
+            "power": SCALE_POWER,
+        },
         "rows": {b: int((errors["basis"] == b).sum()) for b in BASES},
         "sources": sorted(set(errors["source"])),
-        "coverage_leave_one_set_out": {
-            r["source"]: {"rows": int(r["rows"]), **{k: round(r[k], 3) for k in map(level_key, LEVELS)}}
-            for _, r in cov.iterrows()
-        },
-    }
+        "coverage_leave_one_set_out": shares(coverage(errors).to_dict("records")),
+        "coverage_leave_one_set_out_unscaled": shares(coverage(errors, scaled=False).to_dict("records")),
+        "coverage_test_sets": shares([_coverage_of(t, errors) for _, t in tests.groupby("source", sort=True)]),
+        "coverage_test_sets_unscaled": shares(
+            [_coverage_of(t.drop(columns=["level", "level_rows"]), errors.drop(columns=["level", "level_rows"]))
+             for _, t in tests.groupby("source", sort=True)]
+        ),
+    }  # fmt: skip
     write_atomic(path, json.dumps(doc, indent=1) + "\n")
     return doc
 
@@ -139,9 +228,33 @@ def load_intervals(path: Path = INTERVALS_PATH) -> dict:
         return {}
 
 
-def bounds(pred: np.ndarray, basis: np.ndarray, level: float, table: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) around each prediction at ``level`` (one of ``LEVELS``): a measured cell is its
-    own bound, a basis with no evaluated errors (no specs, workload unmeasured) gets NaN."""
+def load_reference(path: Path = INTERVALS_PATH) -> float:
+    """The calibration sets' typical leave-one-card-out level (NaN when the file has none: scale 1)."""
+    try:
+        return float(json.loads(Path(path).read_text())["file_scale"]["reference"])
+    except (FileNotFoundError, KeyError):
+        return float("nan")
+
+
+def own_level(data: pd.DataFrame, progress: Callable[[str], None] | None = None, **fit) -> tuple[float, int]:
+    """(mean |ln(pred / measured)|, rows) of ``data``'s own leave-one-card-out, fitted as ``fit``
+    says (``ThroughputModel`` keywords): what the file says of how hard it is. (nan, 0) for a file
+    of one card type. One fit per card type."""
+    from fedopt.normalize.evaluate import leave_one_card_out
+
+    res = leave_one_card_out(data, baselines=False, progress=progress, **fit)
+    res = res[(res["pred"] > 0) & (res["throughput"] > 0)]
+    if res.empty:
+        return float("nan"), 0
+    return float(np.abs(np.log(res["pred"].to_numpy(float) / res["throughput"].to_numpy(float))).mean()), len(res)
+
+
+def bounds(
+    pred: np.ndarray, basis: np.ndarray, level: float, table: dict | None = None, scale: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) around each prediction at ``level`` (one of ``LEVELS``), the table's width times
+    ``scale`` (:func:`file_scale`): a measured cell is its own bound, a basis with no evaluated
+    errors (no specs, workload unmeasured) gets NaN."""
     table = load_intervals() if table is None else table
     key = check_level(level)
     pred = np.asarray(pred, float)
@@ -150,13 +263,20 @@ def bounds(pred: np.ndarray, basis: np.ndarray, level: float, table: dict | None
     width[basis == "measured"] = 0.0
     for b, t in table.items():
         if key in t:
-            width[basis == b] = float(t[key])
+            width[basis == b] = float(t[key]) * scale
     return pred * np.exp(-width), pred * np.exp(width)
 
 
-def predict_with_bounds(model, query: pd.DataFrame, level: float = 0.8) -> pd.DataFrame:
+def scale_for(data: pd.DataFrame, progress: Callable[[str], None] | None = None, **fit) -> tuple[float, float, int]:
+    """(scale, level, rows): the file scale of ``data`` against the shipped reference."""
+    level, rows = own_level(data, progress=progress, **fit)
+    return float(file_scale(level, rows, load_reference())), level, rows
+
+
+def predict_with_bounds(model, query: pd.DataFrame, level: float = 0.8, scale: float = 1.0) -> pd.DataFrame:
     """The notebook form of ``--interval``: ``query`` plus ``throughput``, ``throughput_low``,
-    ``throughput_high`` and ``basis`` from a fitted ``ThroughputModel``."""
+    ``throughput_high`` and ``basis`` from a fitted ``ThroughputModel``; ``scale`` from
+    :func:`scale_for` on the measurements the model was fitted on (the command does that)."""
     pred, basis = model.predict(query), model.basis(query)
-    low, high = bounds(pred, basis, level)
+    low, high = bounds(pred, basis, level, scale=scale)
     return query.assign(throughput=pred, throughput_low=low, throughput_high=high, basis=basis)

@@ -11,7 +11,17 @@ import pandas as pd
 import pytest
 
 from fedopt.normalize.evaluate import random_cells
-from fedopt.normalize.intervals import BASES, INTERVALS_PATH, LEVELS, bounds, coverage, load_intervals, quantile_table
+from fedopt.normalize.intervals import (
+    BASES,
+    INTERVALS_PATH,
+    LEVELS,
+    bounds,
+    coverage,
+    file_scale,
+    load_intervals,
+    quantile_table,
+    with_file_levels,
+)
 from tests.normalize.test_cli import M, Q, predict
 
 TABLE = {"card measured": {"0.8": 0.2}, "new architecture": {"0.8": 0.5}}
@@ -28,6 +38,55 @@ def test_bounds_by_basis():
     assert low[4] == high[4] == 0.0  # ineligible stays 0
     with pytest.raises(ValueError, match="one of"):
         bounds(pred, basis, 0.75, TABLE)
+
+
+def test_bounds_scale_with_the_file():
+    pred, basis = np.array([10.0, 10.0]), np.array(["card measured", "measured"])
+    low, high = bounds(pred, basis, 0.8, TABLE, scale=2.0)
+    assert high[0] == pytest.approx(10 * math.exp(0.4)) and low[0] == pytest.approx(10 * math.exp(-0.4))
+    assert low[1] == high[1] == 10.0  # a measured cell stays its own bound
+
+
+def test_file_scale_shrinks_toward_one_with_few_rows():
+    # twice the reference level over 20 rows: half the evidence (20 / (20 + 20)), sqrt(2)
+    assert file_scale(0.2, 20, 0.1) == pytest.approx(math.sqrt(2))
+    assert file_scale(0.2, 20, 0.1, n0=0.0) == pytest.approx(2.0)  # no shrinkage: the ratio itself
+    assert file_scale(0.05, 1e9, 0.1) == pytest.approx(0.5)  # an easy file narrows its bounds
+    assert list(file_scale([np.nan, 0.2, 0.2], [0, 0, 5], np.nan)) == [1.0, 1.0, 1.0]  # nothing to go by
+
+
+def _errors(source, cards_errors, kind="card", hidden=None):
+    rows = [
+        (source, kind, "card measured", e, c if hidden is None else hidden, c, "arch-" + c) for c, es in cards_errors for e in es
+    ]
+    return pd.DataFrame(rows, columns=["source", "kind", "basis", "log_error", "hidden", "card", "arch"])
+
+
+def test_file_level_leaves_the_hidden_card_out():
+    e = pd.concat(
+        [_errors("a", [("X", [0.1, 0.1]), ("Y", [0.4])]), _errors("a", [("X", [0.2])], kind="cells", hidden=""),
+         _errors("a", [("Y", [0.5])], kind="architecture", hidden="arch-Y")],
+        ignore_index=True,
+    )  # fmt: skip
+    out = with_file_levels(e)
+    assert list(out["level"]) == pytest.approx([0.4, 0.4, 0.1, 0.2, 0.1])  # X's rows: Y's error; cells: all three
+    assert list(out["level_rows"]) == [1, 1, 2, 3, 2]
+
+
+def test_a_harder_set_is_covered_when_scaled():
+    # set b errs exactly twice as much as a on every card: the plain table from a covers b's rows
+    # far less often than the level says, scaled by each set's own level it covers them as a's
+    rng = np.random.default_rng(0)
+    base = [(c, list(rng.uniform(0, 0.3, 100))) for c in "PQRS"]
+    a = _errors("a", base)
+    b = _errors("b", [(c, [2 * x for x in es]) for c, es in base])
+    e = with_file_levels(pd.concat([a, b], ignore_index=True))
+    scaled = coverage(e, levels=(0.5, 0.8)).set_index("source")
+    plain = coverage(e, levels=(0.5, 0.8), scaled=False).set_index("source")
+    assert plain.loc["b", "0.8"] < 0.5 and plain.loc["a", "0.8"] == 1.0
+    for src in "ab":
+        for lv in ("0.5", "0.8"):
+            assert abs(scaled.loc[src, lv] - float(lv)) < abs(plain.loc[src, lv] - float(lv))
 
 
 def test_every_set_weighs_the_same():
@@ -58,6 +117,19 @@ def test_shipped_table_widens_with_level_and_with_less_to_go_by():
         assert t["new architecture"][f"{lv:g}"] > t["card measured"][f"{lv:g}"]
 
 
+def test_shipped_scale_is_calibrated_and_helps_where_it_was_chosen():
+    import json
+
+    doc = json.loads(INTERVALS_PATH.read_text())
+    assert 0 < doc["file_scale"]["reference"] < 1
+    assert set(doc["coverage_test_sets"]) == {"inference-v5.0", "inference-v6.1", "training-v5.0"}
+
+    def miss(key):  # mean distance of the coverage from the level, over sets and levels
+        return np.mean([abs(row[lv] - float(lv)) for row in doc[key].values() for lv in doc["levels"]])
+
+    assert miss("coverage_leave_one_set_out") < miss("coverage_leave_one_set_out_unscaled")
+
+
 def test_random_cells_hide_every_measured_row_once():
     m = pd.DataFrame(
         {"workload": np.repeat(["a", "b", "c", "d"], 3), "card_type": ["H100", "A100", "L40S"] * 4,
@@ -77,6 +149,32 @@ def test_command_writes_bounds(write, tmp_path):
     a = p.loc["a"]  # H200 from the measured H100s: a Hopper card
     assert 0 < a["throughput_low"] < a["throughput"] < a["throughput_high"]
     assert math.isnan(p.loc["h", "throughput_low"]) and math.isnan(p.loc["i", "throughput_high"])  # no specs; unmeasured
+
+
+def test_command_scales_bounds_by_the_files_own_error(write, tmp_path, capsys):
+    from fedopt.normalize.calibrate import fit_settings
+    from fedopt.normalize.data import MEASUREMENT_COLUMNS, read_table
+    from fedopt.normalize.intervals import scale_for
+
+    files = (write("M.csv", M), write("Q.csv", Q))
+    _, out = predict(files, tmp_path, "--interval", "0.8")
+    assert "interval widths x" in capsys.readouterr().err
+    scaled = pd.read_csv(out).set_index("tag")
+    _, out = predict(files, tmp_path, "--interval", "0.8", "--fixed-intervals")
+    fixed = pd.read_csv(out).set_index("tag")
+    scale, _, rows = scale_for(read_table(files[0], MEASUREMENT_COLUMNS, "M"), **fit_settings())
+    assert rows > 0 and scale != pytest.approx(1.0)
+    q = load_intervals()["architecture measured"]["0.8"]  # row a: H200 beside the measured H100s
+    assert fixed.loc["a", "throughput_high"] / fixed.loc["a", "throughput"] == pytest.approx(math.exp(q), rel=1e-4)
+    assert scaled.loc["a", "throughput_high"] / scaled.loc["a", "throughput"] == pytest.approx(math.exp(q * scale), rel=1e-4)
+    assert scaled.loc["m", "throughput_low"] == fixed.loc["m", "throughput_low"]  # measured: no width to scale
+
+
+def test_fixed_intervals_need_an_interval(capsys):
+    from fedopt.cli import main
+
+    assert main(["normalize", "--measurements", "M.csv", "--query", "Q.csv", "--out", "P.csv", "--fixed-intervals"]) == 2
+    assert "--fixed-intervals" in capsys.readouterr().err
 
 
 def test_interval_needs_a_query(capsys):
