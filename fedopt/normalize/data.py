@@ -28,7 +28,9 @@ gathered after that share was fixed, as its test set. The v6.0 runs were gathere
 model's design was fixed, as a test set; the calibrated priors added after (2026-12-03) were
 chosen looking at every set, v6.0 included. The shipped calibration (``calibrate.py``) pools every
 set for its card and architecture priors, and an evaluation of a set uses priors calibrated
-without it (``calibration_measurements(exclude=...)``)."""
+without it (``calibration_measurements(exclude=...)``). llama.cpp's published tokens/s (quantized
+LLaMA decoding and prompt processing on GeForce and workstation cards at 1-8 GPUs, split by layers)
+were gathered 2026-12-04 as test sets of other workloads the priors never see."""
 
 from __future__ import annotations
 
@@ -60,6 +62,9 @@ LAMBDA_CSVS = [INFERENCE_DIR.parent / "lambda" / f"pytorch-train-throughput-{p}.
 LAMBDA_TF_CSVS = [INFERENCE_DIR.parent / "lambda" / f"tf-train-throughput-{p}.csv" for p in ("fp16", "fp32")]
 # a system more than this much faster per card than one card of its type reports a broken figure
 LAMBDA_MAX_PER_CARD_GAIN = 1.5
+# llama.cpp's tokens/s (XiongjieDai/GPU-Benchmarks-on-LLM-Inference): decoding and prompt processing
+# of quantized LLaMA 2 / 3 on consumer and workstation cards at 1-8 GPUs, gathered 2026-12-04 as a test set
+LLAMACPP_CSVS = [INFERENCE_DIR.parent / "llamacpp" / f for f in ("llama2_overview.csv", "llama3_nvidia.csv")]
 
 MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
 QUERY_COLUMNS = ("workload", "card_type", "cards")
@@ -285,6 +290,28 @@ def lambda_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
     return _median_cells(df, "key", ["set", "prec", "model"], "lambda-{1}/{2}", lambda s, *_: s)
 
 
+def llamacpp_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
+    """llama.cpp's published tokens/s in the measurement format (sources ``llamacpp-llama2``,
+    ``llamacpp-llama3``): one workload per model, quantization, phase (``tg``: text generation,
+    memory-bound decoding of one sequence; ``pp``: prompt processing, compute-bound) and token
+    count (``llamacpp-llama3/8B Q4_K_M tg512``); ``gpus`` is the card count (llama.cpp splits the
+    layers across them). Out-of-memory cells and cards without specs (Apple silicon, RTX 4000 / 5000
+    Ada, RTX 4070 Ti) are left out."""
+    parts = []
+    for path in paths or LLAMACPP_CSVS:
+        df = pd.read_csv(path, dtype={"tokens_per_s": str, "tokens": str}, keep_default_na=False)
+        df = df[df["tokens_per_s"] != "OOM"].copy()
+        df["tp"] = df["tokens_per_s"].astype(float)
+        df["set"] = "llamacpp-" + Path(path).stem.split("_")[0]
+        df["wl"] = df["model"].str.split().str[-1] + " " + df["quant"] + " " + df["phase"] + df["tokens"]
+        parts.append(df)
+    df = pd.concat(parts, ignore_index=True)
+    df["cards"] = df["gpus"].astype(np.int64)
+    df["key"] = _card_keys(df["gpu"])
+    df = df[(df["key"] != "") & (df["tp"] > 0)]
+    return _median_cells(df, "gpu", ["set", "wl"], "{}/{}", lambda s, *_: s)
+
+
 HELD_OUT_SOURCES = (
     "inference-v4.1",
     "inference-v5.0",
@@ -292,12 +319,14 @@ HELD_OUT_SOURCES = (
     "inference-v6.1",
     "lambda-pytorch",
     "lambda-tensorflow",
+    "llamacpp-llama2",
+    "llamacpp-llama3",
     "training-v5.0",
     "training-v5.1",
     "training-v6.0",
 )
 # held-out sets kept out of every calibration: evaluated, never learned from
-TEST_ONLY_SOURCES = ("inference-v5.0", "inference-v6.1", "training-v5.0")
+TEST_ONLY_SOURCES = ("inference-v5.0", "inference-v6.1", "llamacpp-llama2", "llamacpp-llama3", "training-v5.0")
 
 
 def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
@@ -314,12 +343,12 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 def held_out_measurements() -> pd.DataFrame:
     """Everything in ``data/`` (MLPerf Inference v4.1/v5.0/v5.1/v6.1, MLPerf Training v5.0, v5.1 and v6.0 at 8
-    accelerators, Lambda's PyTorch and TensorFlow benchmarks), with ``source``: the set
+    accelerators, Lambda's PyTorch and TensorFlow benchmarks, llama.cpp's tokens/s), with ``source``: the set
     ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()
     runs = [TRAINING_V50_RUNS_CSV, TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV]
-    if not files or not all(p.exists() for p in [*runs, *LAMBDA_CSVS, *LAMBDA_TF_CSVS]):
+    if not files or not all(p.exists() for p in [*runs, *LAMBDA_CSVS, *LAMBDA_TF_CSVS, *LLAMACPP_CSVS]):
         raise InputError("held-out data", f"not found under {INFERENCE_DIR.parent} (it ships with the source tree)")
     training = [mlperf_training_held_out(p) for p in runs]
     lam = [lambda_benchmarks(), lambda_benchmarks(LAMBDA_TF_CSVS)]
-    return pd.concat([mlperf_inference(files), *training, *lam], ignore_index=True)
+    return pd.concat([mlperf_inference(files), *training, *lam, llamacpp_benchmarks()], ignore_index=True)

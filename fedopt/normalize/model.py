@@ -208,6 +208,10 @@ class Hyper:
     lam_group: float = 0.1  # a component's common shares, tensor fraction, overhead toward the global ones
     lam_gamma: float = 1.0
     lam_psi: float = 0.02  # scale-out slowdown toward the group's
+    # the serial fraction of a job's time that more cards do not shorten (Amdahl), toward 0 (inf:
+    # none): a job that does not speed up with cards (llama.cpp's layer split decodes one token at a
+    # time) shows it only in its own rows at several counts. Measured, not adopted (docs/normalize.md)
+    lam_serial: float = float("inf")
     lam_beta: float = 0.05
     # power-limited clocks: how much of a card's power deficit (cards.POWER_FLAGSHIP) shows in its
     # efficiency (0: none, 1: the cube-root law), fitted toward this prior
@@ -265,6 +269,7 @@ class Fitted:
     kappa: float = 0.0  # share of a card's power deficit in its efficiency
     formats: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))  # [W, 3] matrix time at <= 16, <= 8, 4 bits
     formats0: np.ndarray = field(default_factory=lambda: np.zeros(3))  # the prior's: an unmeasured workload's
+    serial: np.ndarray = field(default_factory=lambda: np.zeros(0))  # [W] Amdahl serial fraction (0: scales with cards)
 
 
 class ThroughputModel:
@@ -406,22 +411,22 @@ class ThroughputModel:
         s = h.robust_scale
         hx = h.host
         F = len(FORMATS) - 1  # (share at 16 bits or fewer, at 8 bits or fewer, at 4 bits)
-        sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G, W, 1, 1, G, 1, W * F]
+        sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G, W, 1, 1, G, 1, W * F, W]
         fmt_prior = np.cumsum(h.format_prior[::-1])[::-1][1:]  # (1 - tf32, fp8 + fp4, fp4)
         lam_fmt = np.array([h.lam_tf32, h.lam_format, h.lam_format])
         offs = np.cumsum([0, *sizes])
 
         def unpack(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, fm = (
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, fm, sr = (
                 p[offs[i] : offs[i + 1]] for i in range(len(sizes))
             )
             return (
                 a, th.reshape(W, R), th0, ph, ph0[0], eta, ea, ev, mu[0], k, k0[0], gam[0], U.reshape(C, K), V.reshape(W, K),
-                thg.reshape(G, R), phg, kg, ps, ps0[0], bet[0], psg, kap[0], fm.reshape(W, F),
+                thg.reshape(G, R), phg, kg, ps, ps0[0], bet[0], psg, kap[0], fm.reshape(W, F), sr,
             )  # fmt: skip
 
         def f(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, fm = unpack(p)
+            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, fm, sr = unpack(p)
             sw = _softmax(th)
             sh = sw[iw]
             rho = _sigmoid(ph + phi_off)
@@ -436,7 +441,8 @@ class ThroughputModel:
             pw, dpw = scaleout_shape(n, bet)
             ovs = np.exp(ps[iw]) * pw
             ov = ovc + ovs
-            pred = logn + a[iw] - np.log(tau) - np.log1p(ov) + (U[ic] * V[iw]).sum(axis=1)
+            amd = 1.0 + sr[iw] * (n - 1)  # Amdahl: the serial fraction of one card's time stays
+            pred = logn + a[iw] - np.log(tau) - np.log1p(ov) - np.log(amd) + (U[ic] * V[iw]).sum(axis=1)
             r = pred - y
             q = np.sqrt(1.0 + (r / s) ** 2)
             loss = 2 * s * s * (q - 1).sum()
@@ -457,6 +463,9 @@ class ThroughputModel:
             ggam = (dov * ovc * lc).sum()
             gps = np.bincount(iw, dov * ovs, W)
             gbet = (dov * np.exp(ps[iw]) * dpw).sum()
+            lam_sr = h.lam_serial if np.isfinite(h.lam_serial) else 0.0
+            gsr = np.bincount(iw, -g * (n - 1) / amd, W) + 2 * lam_sr * sr
+            loss += lam_sr * (sr**2).sum()
             gU = np.zeros((C, K))
             gV = np.zeros((W, K))
             for j in range(K):
@@ -527,7 +536,7 @@ class ThroughputModel:
             gU += 2 * h.lam_uv * U
             gV += 2 * h.lam_uv * V
             parts = [ga, gth.ravel(), gth0, gph, [gph0], geta, gea, gev, [gmu], gk, [gk0], [ggam], gU.ravel(), gV.ravel()]
-            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg, gps, [gps0], [gbet], gpsg, [gkap], gfm.ravel()])
+            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg, gps, [gps0], [gbet], gpsg, [gkap], gfm.ravel(), gsr])
             return loss, grad
 
         shrink = {"w": np.ones(W)}
@@ -563,6 +572,7 @@ class ThroughputModel:
                 np.full(G, h.psi_prior),
                 [h.kappa_prior],
                 np.tile(fmt_prior, W),
+                np.zeros(W),
             ]
         )
         with _one_blas_thread():
@@ -571,6 +581,8 @@ class ThroughputModel:
             bounds = [(None, None)] * len(p0)
             bounds[offs[21]] = (0.0, None)  # kappa >= 0: power never speeds a card up
             bounds[offs[22] : offs[23]] = [(0.0, 1.0)] * (W * F)  # format shares are shares
+            serial_max = 1.0 if np.isfinite(h.lam_serial) else 0.0  # lam_serial = inf: no serial term
+            bounds[offs[23] : offs[24]] = [(0.0, serial_max)] * W  # a serial fraction is a fraction
             passes = 2 if h.adapt_shrink else 1
             watch = _FitWatch(progress, f"{len(y):,} measurements, {W:,} workloads, {C} cards", passes)
             res = minimize(f, p0, jac=True, method="L-BFGS-B", options=first, bounds=bounds, callback=watch)
@@ -584,7 +596,7 @@ class ThroughputModel:
                 watch.next_pass()
                 res = minimize(f, res.x, jac=True, method="L-BFGS-B", options=opts, bounds=bounds, callback=watch)
         self._objective, self._solution = f, res.x  # loss and gradient, for tests and diagnostics
-        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap, fm = unpack(res.x)
+        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap, fm, sr = unpack(res.x)
         # workloads measured on one card only: their ratios across cards come from their group's
         # workloads measured on two or more (neighbours.py)
         self._one_card = OneCardRatios(self.measured, {w: int(wg[wi[w]]) for w in workloads})
@@ -613,6 +625,7 @@ class ThroughputModel:
             float(kap),
             fm,
             fmt_prior,
+            sr,
         )
         return self
 
@@ -777,8 +790,9 @@ class ThroughputModel:
         if scaleout is not None:
             ps, beta = np.full(N, float(scaleout[0])), float(scaleout[1])
         ov = np.exp(kk + fz.gamma * lc) * comm_factor(n) + np.exp(ps) * scaleout_shape(n, beta)[0]
+        sr = np.where(kw, fz.serial[iw] if len(fz.serial) else 0.0, 0.0)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) + (U * V).sum(axis=1) + lb)
+            out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) - np.log1p(sr * (n - 1)) + (U * V).sum(axis=1) + lb)
         for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
             if use_measured and (w, k, c) in self.measured:
                 out[i] = self.measured[(w, k, c)]

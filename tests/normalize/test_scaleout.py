@@ -54,8 +54,10 @@ def test_held_out_scaleout_beats_linear_scaling():
     assert np.median(e) < 0.35
 
 
-def test_gradient_matches_finite_differences():
-    # the fit's analytic gradient, scale-out term included, against central differences
+@pytest.mark.parametrize("terms", [{}, {"lam_serial": 1.0}])
+def test_gradient_matches_finite_differences(terms):
+    # the fit's analytic gradient, scale-out term included, against central differences; with the
+    # serial fraction switched on too
     rows = [
         ("a", "H100", 8, 1.0),
         ("a", "H100", 64, 6.0),
@@ -71,8 +73,9 @@ def test_gradient_matches_finite_differences():
         ("b", "V100", 8, 0.2),
     ]  # fmt: skip  (power-limited cards: kappa's gradient; B200 and V100: the format shares')
     data = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
-    model = ThroughputModel().fit(data)
+    model = ThroughputModel(hyper=Hyper(**terms)).fit(data)
     f, p = model._objective, model._solution + 0.05 * np.random.default_rng(0).standard_normal(len(model._solution))
+    p[-len(data["workload"].unique()) - 1 : -1] = np.abs(p[-len(data["workload"].unique()) - 1 : -1]) / 1000  # serial >= 0
     _, grad = f(p)
     num = np.empty_like(p)
     for i in range(len(p)):

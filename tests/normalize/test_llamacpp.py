@@ -1,0 +1,57 @@
+"""llama.cpp's published tokens/s (data/llamacpp/): a test set of other workloads (quantized LLM
+decoding and prompt processing) on consumer and workstation cards, never calibrated on."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from fedopt.normalize.calibrate import fit_settings
+from fedopt.normalize.data import TEST_ONLY_SOURCES, llamacpp_benchmarks
+from fedopt.normalize.evaluate import leave_one_card_out, summary
+
+
+@pytest.fixture(scope="module")
+def llamacpp() -> pd.DataFrame:
+    return llamacpp_benchmarks()
+
+
+def _cell(d, workload, card, n):
+    row = d[(d["workload"] == workload) & (d["card_type"] == card) & (d["cards"] == n)]
+    assert len(row) == 1
+    return row["throughput"].iloc[0]
+
+
+def test_rows_as_published(llamacpp):
+    # by hand from the repository's README tables (data/README.md): LLaMA 3 70B F16 prompt
+    # processing of 8192 tokens on 8 RTX 4090s, 1995.85 tokens/s; LLaMA 2 7B q4_0 decoding on one
+    # H100 PCIe, 133.77; out-of-memory cells (4080 8B F16 tg8192) and Apple silicon (no specs) absent
+    d = llamacpp
+    assert set(d["source"]) == {"llamacpp-llama2", "llamacpp-llama3"} <= set(TEST_ONLY_SOURCES)
+    assert _cell(d, "llamacpp-llama3/70B F16 pp8192", "4090 24GB", 8) == 1995.85
+    assert _cell(d, "llamacpp-llama2/7B q4_0 tg", "H100 PCIe 80GB", 1) == 133.77
+    assert d[(d["workload"] == "llamacpp-llama3/8B F16 tg8192") & (d["card_type"] == "4080 16GB")].empty
+    assert not d["card_type"].str.contains("M2 Ultra|RTX 4000 Ada|4070 Ti").any()
+    assert len(d) == 312 and (d["throughput"] > 0).all()
+
+
+def _loco(d: pd.DataFrame) -> pd.Series:
+    # the shipped priors never saw these sets (data.TEST_ONLY_SOURCES): no recalibration needed
+    return summary(leave_one_card_out(d, **fit_settings())).set_index("data").loc["all"]
+
+
+def test_llama3_set_beats_the_spec_ratios(llamacpp):
+    # six GeForce cards, 1-8 GPUs: measured 19.9% median against the peak-TFLOPS ratio's 31.2% and
+    # the best single spec's (board power, chosen with hindsight) 24.7% (one-GPU rows 7.4%; the
+    # multi-GPU layer split does not scale as the model's jobs do; docs/normalize.md)
+    tab = _loco(llamacpp[llamacpp["source"] == "llamacpp-llama3"])
+    assert tab["model_median"] < 0.25
+    assert tab["model_median"] < min(tab["peak_tflops_median"], tab["best_spec_median"])
+
+
+def test_llama2_set_beats_the_peak_ratio(llamacpp):
+    # seven cards from RTX 3090 to H100 PCIe: measured 32.2% against the peak ratio's 51.4%, not
+    # better than memory bandwidth's 31.8% (the RTX 3090's multi-GPU prompt processing runs at a
+    # tenth of one card's: +163% on that card)
+    tab = _loco(llamacpp[llamacpp["source"] == "llamacpp-llama2"])
+    assert tab["model_median"] < 0.75 * tab["peak_tflops_median"]
