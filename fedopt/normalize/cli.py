@@ -314,7 +314,8 @@ def _shares(args) -> int:
         return 0
     _out(
         "per workload: time shares on the reference card (an H100 SXM: compute, mem, host), the share of\n"
-        "compute on matrix units (tensor), and that matrix time's shares by number format (tf32: FP32 work, bf16, fp8, fp4)"
+        "compute on matrix units (tensor), that matrix time's shares by number format (tf32: FP32 work, bf16, fp8, fp4),\n"
+        "and the serial fraction of one card's time that more cards do not shorten (serial)"
     )
     _out(tab.to_string(float_format=lambda v: f"{v:.3f}"))
     return 0

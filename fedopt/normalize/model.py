@@ -11,7 +11,7 @@ card's inverse capacity relative to it:
       x_mem     = 3350 / mem_bw_gbs
       (s_host: time no accelerator shortens: input pipeline, host, kernel launches)
 
-    throughput(w, c, n) = n * exp(a_w) / tau(w, c) / (1 + o_w(c, n)) * exp(u_c . v_w)
+    throughput(w, c, n) = n * exp(a_w) / tau(w, c) / (1 + o_w(c, n)) / (1 + sigma_w (n - 1)) * exp(u_c . v_w)
       o_w(c, n) = exp(k_w) * 2 (n - 1) / n * (900 / B_c(n))^gamma    multi-card overhead
                 + exp(psi_w) * ln(n / 8)^beta  (n > 8)               scale-out past one node
       B_c(n): scale-up bandwidth (PCIe past 2 cards for NVLink-bridge cards; <= 50 GB/s past 8,
@@ -29,13 +29,16 @@ on neither), ``a_w`` its scale, ``k_w``
 its all-reduce overhead (ring traffic 2 (n-1)/n; past one node of 8 cards the scale-out network,
 <= 50 GB/s per card), ``psi_w`` and ``beta`` how much a job slows as it grows past one node
 (synchronization, larger batches that need more steps: MLPerf's 1024-card systems train at ~1/5
-of 128 8-card nodes' speed), ``e_c = exp(eta_c)`` the card's compute efficiency and ``u_c . v_w`` a
+of 128 8-card nodes' speed), ``sigma_w`` in [0, 1] the serial fraction of one card's time that
+more cards do not shorten (Amdahl; 1: a job split by layers that decodes one token at a time gets
+no faster), ``e_c = exp(eta_c)`` the card's compute efficiency and ``u_c . v_w`` a
 low-rank (collaborative filtering) correction of the job x card matrix.
 
 Fit: least soft-L1 error in log throughput (errors past ~15% count linearly), with shrinkage:
 theta_w, rho_w, k_w toward their group's (a group: a connected set of workloads and cards), those
 weakly toward global ones; u8_w, u4_w firmly and u16_w weakly toward a fixed prior (15%, 1%, 98%), not a group's: a
-job's number formats are its recipe's, shown only where several cards show them; the shares'
+job's number formats are its recipe's, shown only where several cards show them; sigma_w toward 0
+(firmly: only a job's own rows at several counts move it); the shares'
 strength set per group from how much its workloads agree
 (empirical Bayes, a second fit); eta_c toward its architecture's efficiency, that toward its
 vendor's, that toward a common mu (~0); u, v toward 0. A workload measured only on cards without
@@ -210,8 +213,9 @@ class Hyper:
     lam_psi: float = 0.02  # scale-out slowdown toward the group's
     # the serial fraction of a job's time that more cards do not shorten (Amdahl), toward 0 (inf:
     # none): a job that does not speed up with cards (llama.cpp's layer split decodes one token at a
-    # time) shows it only in its own rows at several counts. Measured, not adopted (docs/normalize.md)
-    lam_serial: float = float("inf")
+    # time) shows it only in its own rows at several counts; 1 and 3 let Gavel's irregular counts
+    # read it too (docs/normalize.md)
+    lam_serial: float = 10.0
     lam_beta: float = 0.05
     # power-limited clocks: how much of a card's power deficit (cards.POWER_FLAGSHIP) shows in its
     # efficiency (0: none, 1: the cube-root law), fitted toward this prior
@@ -367,6 +371,10 @@ class ThroughputModel:
         mc, mm = mask.T
         hn = comm_factor(n)
         logn = np.log(n)
+        # past one node the scale-out slowdown (psi, beta) says how a job slows, shared across
+        # workloads; a serial fraction read from those rows would not carry to another job
+        n_node = np.minimum(n, NODE_CARDS)
+        serial_on = bool(np.isfinite(h.lam_serial))
         W, C, K, R = len(workloads), len(cards), h.rank, len(RESOURCES)
 
         # efficiency prior: card -> architecture -> vendor -> common
@@ -441,7 +449,7 @@ class ThroughputModel:
             pw, dpw = scaleout_shape(n, bet)
             ovs = np.exp(ps[iw]) * pw
             ov = ovc + ovs
-            amd = 1.0 + sr[iw] * (n - 1)  # Amdahl: the serial fraction of one card's time stays
+            amd = 1.0 + sr[iw] * (n_node - 1)  # Amdahl within a node: the serial fraction of one card's time stays
             pred = logn + a[iw] - np.log(tau) - np.log1p(ov) - np.log(amd) + (U[ic] * V[iw]).sum(axis=1)
             r = pred - y
             q = np.sqrt(1.0 + (r / s) ** 2)
@@ -463,9 +471,11 @@ class ThroughputModel:
             ggam = (dov * ovc * lc).sum()
             gps = np.bincount(iw, dov * ovs, W)
             gbet = (dov * np.exp(ps[iw]) * dpw).sum()
-            lam_sr = h.lam_serial if np.isfinite(h.lam_serial) else 0.0
-            gsr = np.bincount(iw, -g * (n - 1) / amd, W) + 2 * lam_sr * sr
-            loss += lam_sr * (sr**2).sum()
+            if serial_on:
+                gsr = np.bincount(iw, -g * (n_node - 1) / amd, W) + 2 * h.lam_serial * sr
+                loss += h.lam_serial * (sr**2).sum()
+            else:  # held at 0: a gradient there would still enter L-BFGS's curvature pairs
+                gsr = np.zeros(W)
             gU = np.zeros((C, K))
             gV = np.zeros((W, K))
             for j in range(K):
@@ -581,7 +591,7 @@ class ThroughputModel:
             bounds = [(None, None)] * len(p0)
             bounds[offs[21]] = (0.0, None)  # kappa >= 0: power never speeds a card up
             bounds[offs[22] : offs[23]] = [(0.0, 1.0)] * (W * F)  # format shares are shares
-            serial_max = 1.0 if np.isfinite(h.lam_serial) else 0.0  # lam_serial = inf: no serial term
+            serial_max = 1.0 if serial_on else 0.0  # lam_serial = inf: no serial term
             bounds[offs[23] : offs[24]] = [(0.0, serial_max)] * W  # a serial fraction is a fraction
             passes = 2 if h.adapt_shrink else 1
             watch = _FitWatch(progress, f"{len(y):,} measurements, {W:,} workloads, {C} cards", passes)
@@ -636,8 +646,9 @@ class ThroughputModel:
         return self.fitted
 
     def shares(self, workload: str) -> dict[str, float]:
-        """Time shares on the reference card, tensor fraction, and the matrix time's shares by
-        number format (``tf32``: FP32 work, ``bf16``, ``fp8``, ``fp4``); the common ones if unmeasured."""
+        """Time shares on the reference card, tensor fraction, the matrix time's shares by number
+        format (``tf32``: FP32 work, ``bf16``, ``fp8``, ``fp4``) and the serial fraction (``serial``:
+        the share of one card's time more cards do not shorten); the common ones if unmeasured."""
         fz = self._need()
         i = self._wi.get(workload)
         t = fz.theta[i] if i is not None else fz.theta0
@@ -645,6 +656,7 @@ class ThroughputModel:
         out["tensor"] = float(_sigmoid(fz.phi[i] if i is not None else fz.phi0))
         u = [1.0, *(float(v) for v in (fz.formats[i] if i is not None else fz.formats0)), 0.0]
         out |= {f: max(u[j] - u[j + 1], 0.0) for j, f in enumerate(FORMATS)}
+        out["serial"] = float(fz.serial[i]) if i is not None and len(fz.serial) else 0.0
         return out
 
     def share_table(self, workloads: list[str] | None = None) -> pd.DataFrame:
@@ -791,8 +803,9 @@ class ThroughputModel:
             ps, beta = np.full(N, float(scaleout[0])), float(scaleout[1])
         ov = np.exp(kk + fz.gamma * lc) * comm_factor(n) + np.exp(ps) * scaleout_shape(n, beta)[0]
         sr = np.where(kw, fz.serial[iw] if len(fz.serial) else 0.0, 0.0)
+        amd = np.log1p(sr * (np.minimum(n, NODE_CARDS) - 1))  # the serial fraction, within a node
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) - np.log1p(sr * (n - 1)) + (U * V).sum(axis=1) + lb)
+            out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) - amd + (U * V).sum(axis=1) + lb)
         for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
             if use_measured and (w, k, c) in self.measured:
                 out[i] = self.measured[(w, k, c)]

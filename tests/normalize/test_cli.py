@@ -226,6 +226,7 @@ def test_shares(files, capsys):
     bert = doc["bert"]
     assert abs(bert["compute"] + bert["mem"] + bert["host"] - 1) < 1e-5  # time shares
     assert abs(bert["tf32"] + bert["bf16"] + bert["fp8"] + bert["fp4"] - 1) < 1e-5 and 0 <= bert["tensor"] <= 1
+    assert doc["bert"]["serial"] < 1e-3 and 0 <= doc["lm"]["serial"] <= 1  # bert: one count, nothing to read
     assert main(["normalize", "--shares"]) == 2
     assert "needs --measurements" in capsys.readouterr().err
 

@@ -120,9 +120,11 @@ def test_shipped_table_widens_with_level_and_with_less_to_go_by():
 def test_shipped_scale_is_calibrated_and_helps_where_it_was_chosen():
     import json
 
+    from fedopt.normalize.data import TEST_ONLY_SOURCES
+
     doc = json.loads(INTERVALS_PATH.read_text())
     assert 0 < doc["file_scale"]["reference"] < 1
-    assert set(doc["coverage_test_sets"]) == {"inference-v5.0", "inference-v6.1", "training-v5.0"}
+    assert set(doc["coverage_test_sets"]) == set(TEST_ONLY_SOURCES)
 
     def miss(key):  # mean distance of the coverage from the level, over sets and levels
         return np.mean([abs(row[lv] - float(lv)) for row in doc[key].values() for lv in doc["levels"]])
