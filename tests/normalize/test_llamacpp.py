@@ -41,17 +41,17 @@ def _loco(d: pd.DataFrame) -> pd.Series:
 
 
 def test_llama3_set_beats_the_spec_ratios(llamacpp):
-    # six GeForce cards, 1-8 GPUs: measured 19.9% median against the peak-TFLOPS ratio's 31.2% and
-    # the best single spec's (board power, chosen with hindsight) 24.7% (one-GPU rows 7.4%; the
-    # multi-GPU layer split does not scale as the model's jobs do; docs/normalize.md)
+    # six GeForce cards, 1-8 GPUs: measured 19.9% median (17.7% since the serial fraction) against
+    # the peak-TFLOPS ratio's 31.2% and the best single spec's (board power, chosen with hindsight)
+    # 24.7% (one-GPU rows 7.4%; the multi-GPU layer split does not scale as data-parallel jobs do)
     tab = _loco(llamacpp[llamacpp["source"] == "llamacpp-llama3"])
     assert tab["model_median"] < 0.25
     assert tab["model_median"] < min(tab["peak_tflops_median"], tab["best_spec_median"])
 
 
 def test_llama2_set_beats_the_peak_ratio(llamacpp):
-    # seven cards from RTX 3090 to H100 PCIe: measured 32.2% against the peak ratio's 51.4%, not
-    # better than memory bandwidth's 31.8% (the RTX 3090's multi-GPU prompt processing runs at a
-    # tenth of one card's: +163% on that card)
+    # seven cards from RTX 3090 to H100 PCIe: measured 32.2% (before and after the serial fraction)
+    # against the peak ratio's 51.4%, not better than memory bandwidth's 31.8% (the RTX 3090's
+    # multi-GPU prompt processing runs at a tenth of one card's: +163% on that card)
     tab = _loco(llamacpp[llamacpp["source"] == "llamacpp-llama2"])
     assert tab["model_median"] < 0.75 * tab["peak_tflops_median"]
