@@ -83,12 +83,13 @@ def held_out_errors(data: pd.DataFrame | None = None, progress: Callable[[str], 
                 res = leave_one_card_out(part, baselines=False, resolver=resolver, unit=kind, **fit)
             res = res[(res["pred"] > 0) & (res["throughput"] > 0)]
             err = np.abs(np.log(res["pred"].to_numpy(float) / res["throughput"].to_numpy(float)))
-            card = [keys.card_key(n) for n in res["card_type"]]
-            arch = [arch_vendor(keys._card(k), k)[0] for k in card]
+            # one lookup per card name, not per row
+            card = res["card_type"].map({n: keys.card_key(n) for n in res["card_type"].unique()})
+            arch = card.map({k: arch_vendor(keys._card(k), k)[0] for k in card.unique()})
             parts.append(
                 pd.DataFrame(
                     {"source": str(src), "kind": kind, "basis": res["basis"].to_numpy(), "log_error": err,
-                     "hidden": res["card"].to_numpy(), "card": card, "arch": arch}
+                     "hidden": res["card"].to_numpy(), "card": card.to_numpy(), "arch": arch.to_numpy()}
                 )
             )  # fmt: skip
     return with_file_levels(pd.concat(parts, ignore_index=True))
@@ -127,6 +128,11 @@ def file_scale(level, rows, reference: float, n0: float = SCALE_ROWS, power: flo
     return np.exp(power * rows / (rows + n0) * np.log(ratio))
 
 
+def _plain(errors: pd.DataFrame) -> pd.DataFrame:
+    """``errors`` without their file levels: the table's bounds unscaled."""
+    return errors.drop(columns=["level", "level_rows"], errors="ignore")
+
+
 def _scales(errors: pd.DataFrame, reference: float) -> np.ndarray:
     if "level" not in errors:
         return np.ones(len(errors))
@@ -160,8 +166,7 @@ def coverage(errors: pd.DataFrame, levels=LEVELS, scaled: bool = True) -> pd.Dat
     """Leave-one-set-out: each source's share of held-out rows inside the intervals that the
     other sources' errors give (rows whose basis the others never saw are left out); with
     ``scaled`` each row's bound times its file scale, without it the plain table's."""
-    if not scaled:
-        errors = errors.drop(columns=["level", "level_rows"], errors="ignore")
+    errors = errors if scaled else _plain(errors)
     return pd.DataFrame([_coverage_of(errors[errors["source"] == src], errors[errors["source"] != src], levels)
                          for src in sorted(set(errors["source"]))])  # fmt: skip
 
@@ -189,6 +194,7 @@ def write_intervals(path: Path = INTERVALS_PATH, progress: Callable[[str], None]
     held = held_out_measurements()
     tests = held_out_errors(held[held["source"].isin(TEST_ONLY_SOURCES)], progress=progress)
     reference = reference_level(errors)
+    by_test = [t for _, t in tests.groupby("source", sort=True)]
 
     def shares(rows: list[dict]) -> dict:
         return {r["source"]: {"rows": int(r["rows"]), **{k: round(r[k], 3) for k in map(level_key, LEVELS)}} for r in rows}
@@ -210,11 +216,8 @@ def write_intervals(path: Path = INTERVALS_PATH, progress: Callable[[str], None]
         "sources": sorted(set(errors["source"])),
         "coverage_leave_one_set_out": shares(coverage(errors).to_dict("records")),
         "coverage_leave_one_set_out_unscaled": shares(coverage(errors, scaled=False).to_dict("records")),
-        "coverage_test_sets": shares([_coverage_of(t, errors) for _, t in tests.groupby("source", sort=True)]),
-        "coverage_test_sets_unscaled": shares(
-            [_coverage_of(t.drop(columns=["level", "level_rows"]), errors.drop(columns=["level", "level_rows"]))
-             for _, t in tests.groupby("source", sort=True)]
-        ),
+        "coverage_test_sets": shares([_coverage_of(t, errors) for t in by_test]),
+        "coverage_test_sets_unscaled": shares([_coverage_of(_plain(t), _plain(errors)) for t in by_test]),
     }  # fmt: skip
     write_atomic(path, json.dumps(doc, indent=1) + "\n")
     return doc

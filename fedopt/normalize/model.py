@@ -11,7 +11,7 @@ card's inverse capacity relative to it:
       x_mem     = 3350 / mem_bw_gbs
       (s_host: time no accelerator shortens: input pipeline, host, kernel launches)
 
-    throughput(w, c, n) = n * exp(a_w) / tau(w, c) / (1 + o_w(c, n)) / (1 + sigma_w (n - 1)) * exp(u_c . v_w)
+    throughput(w, c, n) = n * exp(a_w) / tau(w, c) / (1 + o_w(c, n)) / (1 + sigma_w (min(n, 8) - 1)) * exp(u_c . v_w)
       o_w(c, n) = exp(k_w) * 2 (n - 1) / n * (900 / B_c(n))^gamma    multi-card overhead
                 + exp(psi_w) * ln(n / 8)^beta  (n > 8)               scale-out past one node
       B_c(n): scale-up bandwidth (PCIe past 2 cards for NVLink-bridge cards; <= 50 GB/s past 8,
@@ -803,9 +803,9 @@ class ThroughputModel:
             ps, beta = np.full(N, float(scaleout[0])), float(scaleout[1])
         ov = np.exp(kk + fz.gamma * lc) * comm_factor(n) + np.exp(ps) * scaleout_shape(n, beta)[0]
         sr = np.where(kw, fz.serial[iw] if len(fz.serial) else 0.0, 0.0)
-        amd = np.log1p(sr * (np.minimum(n, NODE_CARDS) - 1))  # the serial fraction, within a node
+        serial_slow = np.log1p(sr * (np.minimum(n, NODE_CARDS) - 1))  # the serial fraction, within a node
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) - amd + (U * V).sum(axis=1) + lb)
+            out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) - serial_slow + (U * V).sum(axis=1) + lb)
         for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
             if use_measured and (w, k, c) in self.measured:
                 out[i] = self.measured[(w, k, c)]
