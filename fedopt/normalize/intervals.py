@@ -81,8 +81,7 @@ def held_out_errors(data: pd.DataFrame | None = None, progress: Callable[[str], 
                 res = random_cells(part, resolver=resolver, **fit).assign(card="")
             else:
                 res = leave_one_card_out(part, baselines=False, resolver=resolver, unit=kind, **fit)
-            res = res[(res["pred"] > 0) & (res["throughput"] > 0)]
-            err = np.abs(np.log(res["pred"].to_numpy(float) / res["throughput"].to_numpy(float)))
+            res, err = _log_errors(res)
             # one lookup per card name, not per row
             card = res["card_type"].map({n: keys.card_key(n) for n in res["card_type"].unique()})
             arch = card.map({k: arch_vendor(keys._card(k), k)[0] for k in card.unique()})
@@ -93,6 +92,12 @@ def held_out_errors(data: pd.DataFrame | None = None, progress: Callable[[str], 
                 )
             )  # fmt: skip
     return with_file_levels(pd.concat(parts, ignore_index=True))
+
+
+def _log_errors(res: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    """The rows of a held-out evaluation with both figures positive, and their |ln(pred / measured)|."""
+    res = res[(res["pred"] > 0) & (res["throughput"] > 0)]
+    return res, np.abs(np.log(res["pred"].to_numpy(float) / res["throughput"].to_numpy(float)))
 
 
 def with_file_levels(errors: pd.DataFrame) -> pd.DataFrame:
@@ -223,20 +228,21 @@ def write_intervals(path: Path = INTERVALS_PATH, progress: Callable[[str], None]
     return doc
 
 
-def load_intervals(path: Path = INTERVALS_PATH) -> dict:
-    """The shipped quantile table (basis -> level -> log error), {} when the file is missing."""
+def _shipped(path: Path) -> dict:
     try:
-        return json.loads(Path(path).read_text())["log_error_quantiles"]
+        return json.loads(Path(path).read_text())
     except FileNotFoundError:
         return {}
 
 
+def load_intervals(path: Path = INTERVALS_PATH) -> dict:
+    """The shipped quantile table (basis -> level -> log error), {} when the file is missing."""
+    return _shipped(path).get("log_error_quantiles", {})
+
+
 def load_reference(path: Path = INTERVALS_PATH) -> float:
     """The calibration sets' typical leave-one-card-out level (NaN when the file has none: scale 1)."""
-    try:
-        return float(json.loads(Path(path).read_text())["file_scale"]["reference"])
-    except (FileNotFoundError, KeyError):
-        return float("nan")
+    return float(_shipped(path).get("file_scale", {}).get("reference", float("nan")))
 
 
 def own_level(data: pd.DataFrame, progress: Callable[[str], None] | None = None, **fit) -> tuple[float, int]:
@@ -245,11 +251,8 @@ def own_level(data: pd.DataFrame, progress: Callable[[str], None] | None = None,
     of one card type. One fit per card type."""
     from fedopt.normalize.evaluate import leave_one_card_out
 
-    res = leave_one_card_out(data, baselines=False, progress=progress, **fit)
-    res = res[(res["pred"] > 0) & (res["throughput"] > 0)]
-    if res.empty:
-        return float("nan"), 0
-    return float(np.abs(np.log(res["pred"].to_numpy(float) / res["throughput"].to_numpy(float))).mean()), len(res)
+    _, err = _log_errors(leave_one_card_out(data, baselines=False, progress=progress, **fit))
+    return (float(err.mean()), len(err)) if len(err) else (float("nan"), 0)
 
 
 def bounds(
