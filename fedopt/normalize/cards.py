@@ -232,6 +232,8 @@ _FAMILIES = [
     ("quadrortx8000", r"\b(quadro )?rtx ?8000\b"),
     ("rtx4090", r"\b(rtx )?4090 ?d?\b"),  # the 4090 D (China) takes the 4090: same memory, ~11% fewer SMs
     ("rtx4080", r"\b(rtx )?4080\b"),
+    ("rtx4070ti", r"\b(rtx )?4070 ?ti\b"),
+    ("rtx4070", r"\b(rtx )?4070\b"),
     ("rtx5090", r"\b(rtx )?5090\b"),
     ("rtx5080", r"\b(rtx )?5080\b"),
     ("max1550", r"\b(data center )?max ?1550\b|\bponte ?vecchio\b"),
@@ -312,6 +314,8 @@ ARCH = {
     "l40s": "nvidia-ada",
     "rtx4090": "nvidia-ada",
     "rtx4080": "nvidia-ada",
+    "rtx4070ti": "nvidia-ada",
+    "rtx4070": "nvidia-ada",
     "rtx5090": "nvidia-blackwell",
     "rtx5080": "nvidia-blackwell",
     "max1550": "intel-xe-hpc",

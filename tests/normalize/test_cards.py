@@ -31,6 +31,8 @@ NAMES = {
     "TPU-trillium": "TPU-v6e",
     "NVIDIA GeForce RTX 4090": "RTX-4090",
     "RTX 4090D": "RTX-4090",  # the China variant takes the 4090, as a SUPER or Ti its base card
+    "4070 Ti 12GB": "RTX-4070-Ti",  # llama.cpp's benchmark tables write GeForce cards so
+    "NVIDIA GeForce RTX 4070": "RTX-4070",  # not the 4070 Ti: a Ti the catalog has is its own card
     "V100M16": "V100-SXM2-16GB",
     "H20": "H20-96GB",
     "NVIDIA L40S": "L40S",
@@ -240,14 +242,15 @@ def test_geforce_tensor_peaks_agree_with_their_fp32_peaks():
     # Blackwell (twice the FP32 vector rate's 256) and on Turing (four times its 128): a typo in
     # either figure of models/catalog_supplement.csv breaks the ratio
     res = CardResolver()
-    twice = ["RTX 3060", "RTX 3070", "RTX 3080", "RTX 3080 Ti", "RTX 3090", "RTX 4080", "RTX 4090", "RTX 5080", "RTX 5090"]
+    twice = ["RTX 3060", "RTX 3070", "RTX 3080", "RTX 3080 Ti", "RTX 3090", "RTX 4070", "RTX 4070 Ti", "RTX 4080", "RTX 4090"]
+    twice += ["RTX 5080", "RTX 5090"]
     for name in twice:
         card = res.resolve(name)
         assert card.bf16_tflops / card.fp32_tflops == pytest.approx(2.0, rel=0.01), name
     for name in ("RTX 2080", "RTX 2080 Ti"):
         card = res.resolve(name)
         assert card.bf16_tflops / card.fp32_tflops == pytest.approx(4.0, rel=0.01), name
-    for name in ("RTX 4080", "RTX 5080"):  # 8-bit at FP16 accumulate: four times the BF16 figure
+    for name in ("RTX 4070", "RTX 4070 Ti", "RTX 4080", "RTX 5080"):  # 8-bit at FP16 accumulate: four times the BF16 figure
         card = res.resolve(name)
         assert card.p8 / card.bf16_tflops == pytest.approx(4.0, rel=0.01), name
 
