@@ -259,14 +259,14 @@ def bounds(
     pred: np.ndarray, basis: np.ndarray, level: float, table: dict | None = None, scale: float = 1.0
 ) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) around each prediction at ``level`` (one of ``LEVELS``), the table's width times
-    ``scale`` (:func:`file_scale`): a measured cell is its own bound, a basis with no evaluated
+    ``scale`` (:func:`file_scale`): a measured cell is its own bound (an ineligible one 0), a basis with no evaluated
     errors (no specs, workload unmeasured) gets NaN."""
     table = load_intervals() if table is None else table
     key = check_level(level)
     pred = np.asarray(pred, float)
     basis = np.asarray(basis, dtype=object)
     width = np.full(len(pred), np.nan)
-    width[basis == "measured"] = 0.0
+    width[(basis == "measured") | (basis == "ineligible")] = 0.0  # a measurement, or 0 from a measured failure
     for b, t in table.items():
         if key in t:
             width[basis == b] = float(t[key]) * scale

@@ -723,7 +723,8 @@ class ThroughputModel:
         workloads on it); ``architecture measured`` (a sibling card's efficiency); ``new
         architecture`` (the calibrated gaps to the measured ones: the widest errors in the
         evaluation); ``no specs`` (a typical card); ``workload unmeasured`` (the measured
-        workloads' average level: its ratios across cards mean something, its throughput not)."""
+        workloads' average level: its ratios across cards mean something, its throughput not);
+        ``ineligible`` (predicted 0: the workload failed on a card with as much memory or more)."""
         fz = self._need()
         codes, names = pd.factorize(df["card_type"].astype(str))  # one lookup per distinct name
         dkeys = [self.card_key(c) for c in names]
@@ -740,9 +741,12 @@ class ThroughputModel:
         out = per_card[codes]
         wl = df["workload"].astype(str)
         keys = np.asarray(dkeys, dtype=object)[codes]
-        cells = zip(wl, keys, df["cards"].astype(int), strict=True)
-        out[np.fromiter((c in self.measured for c in cells), bool, len(df))] = "measured"
+        cells = list(zip(wl, keys, df["cards"].astype(int), strict=True))
+        measured = np.fromiter((c in self.measured for c in cells), bool, len(df))
+        out[measured] = "measured"
         out[~wl.isin(self._wi).to_numpy()] = "workload unmeasured"
+        if self.memory is not None:  # predicted 0 from a measured failure, whatever else is known
+            out[~measured & np.fromiter((self.memory.ineligible(*c) for c in cells), bool, len(df))] = "ineligible"
         return out
 
     def speedups(

@@ -36,6 +36,8 @@ def test_bounds_by_basis():
     assert high[2] == pytest.approx(10 * math.exp(0.5))
     assert math.isnan(low[3]) and math.isnan(high[3])  # nothing evaluated behind a card without specs
     assert low[4] == high[4] == 0.0  # ineligible stays 0
+    low, high = bounds(np.array([0.0]), np.array(["ineligible"]), 0.8, TABLE)
+    assert low[0] == high[0] == 0.0  # 0 from a measured failure: no interval around it
     with pytest.raises(ValueError, match="one of"):
         bounds(pred, basis, 0.75, TABLE)
 

@@ -88,6 +88,22 @@ def test_basis_says_what_each_prediction_rests_on():
     assert len(model.basis(q.iloc[:0])) == 0
 
 
+def test_a_prediction_of_zero_from_a_failure_says_so():
+    # a 70B job failed (0) on a 24 GB card and ran on an 80 GB one: a 16 GB card is ineligible, and
+    # a job that failed everywhere it was tried is 0 on a card no larger, not the average level
+    m = pd.DataFrame(
+        [("llm70b", "RTX 4090", 1, 0.0), ("llm70b", "H100", 1, 20.0), ("huge", "H100", 1, 0.0), ("cnn", "H100", 1, 9.0)],
+        columns=["workload", "card_type", "cards", "throughput"],
+    )
+    model = ThroughputModel().fit(m)
+    q = pd.DataFrame(
+        [("llm70b", "RTX 4080", 1), ("llm70b", "A100-80GB", 1), ("huge", "A100-80GB", 1), ("huge", "B200", 1)],
+        columns=["workload", "card_type", "cards"],
+    )
+    assert list(model.predict(q) == 0) == [True, False, True, False]
+    assert list(model.basis(q)) == ["ineligible", "new architecture", "ineligible", "workload unmeasured"]
+
+
 def test_a_pcie_ring_is_not_extrapolated_from_nvlink_rows():
     # every multi-card row on NVLink (H100 SXM 900 GB/s, B200 1,800): the file cannot say how much a
     # PCIe ring (H100 PCIe, 128 GB/s) slows a job, so it slows it no more than the narrowest link
