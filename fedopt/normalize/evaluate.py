@@ -95,6 +95,7 @@ def leave_one_card_out(
     unit: str = "card",
     progress: Callable[[str], None] | None = None,
     only: set[str] | None = None,
+    workers: int = 1,
     **priors: dict,
 ) -> pd.DataFrame:
     """Rows of ``data`` measured > 0 with their held-out predictions (``pred`` and one column per baseline).
@@ -102,7 +103,8 @@ def leave_one_card_out(
     its efficiency cannot come from a sibling); the ``card`` column then names the architecture.
     ``priors`` (``card_priors``, ``arch_priors``, ``arch_bias`` of ``calibrate.fit_settings``, passed
     to every fit) must be calibrated without ``data``: else they leak the hidden card. ``progress`` gets a line per fit;
-    ``only`` limits which cards (architectures) are hidden in turn."""
+    ``only`` limits which cards (architectures) are hidden in turn. ``workers`` > 1 runs the fits in
+    that many processes (the same figures: each fit is seeded)."""
     resolver = resolver or CardResolver()
     model0 = ThroughputModel(resolver=resolver, hyper=hyper)
     cards = data.assign(card_key=[model0.card_key(n) for n in data["card_type"]])  # for the oracle
@@ -112,27 +114,52 @@ def leave_one_card_out(
     elif unit != "card":
         raise ValueError(f"unit: card or architecture, not {unit!r}")
     rows = [data.iloc[:0].assign(card="", pred=0.0, basis="")]
-    folds = sorted(set(keys) if only is None else set(keys) & set(only))
-    for i, key in enumerate(folds, 1):
-        if progress:
-            progress(f"leave-one-{unit}-out: fit {i}/{len(folds)}, {key} hidden")
+    folds = []
+    for key in sorted(set(keys) if only is None else set(keys) & set(only)):
         train = data[keys != key]
         seen = set(train.loc[train["throughput"] > 0, "workload"])
         hidden = (keys == key) & (data["throughput"] > 0) & data["workload"].isin(seen)
-        test = data[hidden]
-        if test.empty or train.empty:
-            continue
-        model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(train)
-        res = test.copy()
+        if hidden.any() and not train.empty:
+            folds.append((key, train, hidden))
+    settings = {"resolver": resolver, "hyper": hyper, **priors}
+    jobs = [(settings, train, data[hidden], baselines, workers > 1) for _, train, hidden in folds]
+    for i, ((key, train, hidden), (model, res)) in enumerate(zip(folds, _run_folds(jobs, workers), strict=True), 1):
+        if progress:
+            progress(f"leave-one-{unit}-out: fit {i}/{len(folds)}, {key} hidden")
         res["card"] = key
-        res["pred"] = model.predict(test)
-        res["basis"] = model.basis(test)
         if baselines:
+            test = data[hidden]
             for fname, feat in SPEC_FEATURES.items():
                 res["base_" + fname] = _ratio_baseline(train, test, feat, model)
             res["oracle"] = oracle_ratio(cards[keys != key], cards[hidden])
         rows.append(res)
     return pd.concat(rows, ignore_index=True)
+
+
+def _fit_fold(job: tuple) -> tuple[ThroughputModel | None, pd.DataFrame]:
+    """One fold: fit on ``train``, predict ``test``; the model comes back only when the baselines need it."""
+    settings, train, test, keep_model, portable = job
+    model = ThroughputModel(**settings).fit(train)
+    res = test.copy()
+    res["pred"] = model.predict(test)
+    res["basis"] = model.basis(test)
+    if keep_model and portable:
+        model._objective = None  # a closure: it cannot cross to the parent process
+    return (model if keep_model else None), res
+
+
+def _run_folds(jobs: list[tuple], workers: int):
+    """Each fold's (model, rows), in order: in this process, or in ``workers`` forked ones (where
+    the platform forks: not on Windows)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if workers <= 1 or len(jobs) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(_fit_fold, jobs)
+        return
+
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(_fit_fold, jobs)
 
 
 def each_set_alone(

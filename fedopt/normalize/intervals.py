@@ -248,10 +248,13 @@ def load_reference(path: Path = INTERVALS_PATH) -> float:
 def own_level(data: pd.DataFrame, progress: Callable[[str], None] | None = None, **fit) -> tuple[float, int]:
     """(mean |ln(pred / measured)|, rows) of ``data``'s own leave-one-card-out, fitted as ``fit``
     says (``ThroughputModel`` keywords): what the file says of how hard it is. (nan, 0) for a file
-    of one card type. One fit per card type."""
+    of one card type. One fit per card type, on every core the process may use."""
+    import os
+
     from fedopt.normalize.evaluate import leave_one_card_out
 
-    _, err = _log_errors(leave_one_card_out(data, baselines=False, progress=progress, **fit))
+    workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    _, err = _log_errors(leave_one_card_out(data, baselines=False, progress=progress, workers=workers, **fit))
     return (float(err.mean()), len(err)) if len(err) else (float("nan"), 0)
 
 

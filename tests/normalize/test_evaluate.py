@@ -119,3 +119,15 @@ def test_leave_one_architecture_out_on_mlperf():
     assert row["model_median"] <= 0.15 and row["model_median"] < row["best_spec_median"]
     with pytest.raises(ValueError):
         leave_one_card_out(d.head(3), unit="vendor")
+
+
+def test_folds_in_worker_processes_give_the_same_figures():
+    # the --interval path fits its folds on every core: each fit is seeded, so the figures (and the
+    # baselines, whose models come back from the workers) are the ones of one process
+    d = shared_measurements()
+    d = d[d["source"] == "mlperf"]
+    d = d[d["card_type"].isin(sorted(set(d["card_type"]))[:4]) | d["card_type"].str.contains("H100")]
+    one = leave_one_card_out(d)
+    two = leave_one_card_out(d, workers=2)
+    pd.testing.assert_frame_equal(one, two)
+    assert one["card"].nunique() >= 3
