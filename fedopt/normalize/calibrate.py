@@ -18,7 +18,7 @@ architectures' and vendors' efficiencies, and the common workload shares. Caller
   systems) as the prior of the user's workloads (``--no-priors`` turns all but the last off).
 
 An evaluation must not use priors calibrated on the set it evaluates: ``fit_settings(exclude=...)``
-calibrates without the named sets (~28 s, cached per process); the evaluation of the shared
+calibrates without the named sets (~16 s on 2 cores, cached per process); the evaluation of the shared
 measurements uses no card or architecture priors at all.
 """
 
@@ -47,7 +47,7 @@ def calibrate(
 ) -> dict:
     """The parameters file's content, fitted on ``data`` (default: every real measurement);
     ``progress`` gets a line per fit (the full fit, then one per architecture hidden for
-    :func:`architecture_bias`: eleven, ~28 s in all on every set)."""
+    :func:`architecture_bias`: eleven, on every core; ~16 s in all on every set with 2)."""
     from fedopt.normalize.cards import arch_vendor
     from fedopt.normalize.data import calibration_measurements, mlperf
 
@@ -113,7 +113,7 @@ def architecture_bias(
     :func:`arch_bias`) hidden in turn (leave-one-architecture-out, no priors), the median
     log(measured / predicted) of its rows in each set, then the median over sets (a set counts once)."""
     from fedopt.normalize.cards import arch_vendor
-    from fedopt.normalize.evaluate import leave_one_card_out
+    from fedopt.normalize.evaluate import available_cores, leave_one_card_out
 
     model0 = ThroughputModel()
     sets = data.get("source", pd.Series("", index=data.index))
@@ -121,7 +121,9 @@ def architecture_bias(
     seen = archs[data["throughput"] > 0].groupby(sets[data["throughput"] > 0]).unique()
     count = pd.Series([a for per_set in seen for a in set(per_set)]).value_counts()
     only = set(count[count >= 2].index)
-    res = leave_one_card_out(data, hyper=hyper, unit="architecture", baselines=False, progress=progress, only=only)
+    res = leave_one_card_out(
+        data, hyper=hyper, unit="architecture", baselines=False, progress=progress, only=only, workers=available_cores()
+    )
     res = res.assign(lr=np.log(res["throughput"] / res["pred"]), set=res.get("source", ""))
     res = res[np.isfinite(res["lr"])]
     per_set = res.groupby(["card", "set"])["lr"].agg(["median", "size"]).reset_index()

@@ -132,7 +132,15 @@ def _evaluate_profiles(args, data, what: str, resolver) -> int:
 
 def _evaluate(args) -> int:
     from fedopt.normalize.data import HELD_OUT_SOURCES, MEASUREMENT_COLUMNS, read_table, shared_measurements
-    from fedopt.normalize.evaluate import by_card, format_summary, leave_one_card_out, oracle_line, summary, targets
+    from fedopt.normalize.evaluate import (
+        available_cores,
+        by_card,
+        format_summary,
+        leave_one_card_out,
+        oracle_line,
+        summary,
+        targets,
+    )
 
     if args.plot:
         _figure_format(args.plot)  # before minutes of fitting
@@ -164,7 +172,7 @@ def _evaluate(args) -> int:
         sets = "the held-out sets of data/" if args.held_out else what
         return _evaluate_profiles(args, data, sets, resolver)
     progress = _progress(args)
-    res = leave_one_card_out(data, resolver=resolver, progress=progress, **fit_as)
+    res = leave_one_card_out(data, resolver=resolver, progress=progress, workers=available_cores(), **fit_as)
     if res.empty:
         raise InputError("--measurements", "no card can be left out: need measurements of a workload on two card types")
     _out(f"leave-one-card-out on {what}: absolute relative error of held-out throughputs")
@@ -180,7 +188,9 @@ def _evaluate(args) -> int:
         _out("")
         _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
     if args.architectures:
-        arch = leave_one_card_out(data, resolver=resolver, unit="architecture", progress=progress, **fit_as)
+        arch = leave_one_card_out(
+            data, resolver=resolver, unit="architecture", progress=progress, workers=available_cores(), **fit_as
+        )
         _out("")
         _out(f"leave-one-architecture-out on {what}: every card of one architecture hidden at a time ('cards' = architectures)")
         _out(format_summary(summary(arch)))
@@ -196,7 +206,9 @@ def _evaluate(args) -> int:
 
         units = ["card", "architecture"] if args.architectures else ["card"]
         for unit in units:
-            alone = each_set_alone(data, unit=unit, priors=not args.no_priors, resolver=resolver, progress=progress)
+            alone = each_set_alone(
+                data, unit=unit, priors=not args.no_priors, resolver=resolver, progress=progress, workers=available_cores()
+            )
             _out("")
             _out(f"leave-one-{unit}-out on each held-out set fitted alone, priors calibrated on every other set")
             _out(format_summary(summary(alone)))

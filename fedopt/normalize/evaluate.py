@@ -136,6 +136,13 @@ def leave_one_card_out(
     return pd.concat(rows, ignore_index=True)
 
 
+def available_cores() -> int:
+    """The cores this process may run on: how many fits an evaluation runs at once."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def _fit_fold(job: tuple) -> tuple[ThroughputModel | None, pd.DataFrame]:
     """One fold: fit on ``train``, predict ``test``; the model comes back only when the baselines need it."""
     settings, train, test, keep_model, portable = job
@@ -168,9 +175,11 @@ def each_set_alone(
     priors: bool = True,
     resolver: CardResolver | None = None,
     progress: Callable[[str], None] | None = None,
+    workers: int = 1,
 ) -> pd.DataFrame:
     """:func:`leave_one_card_out` on each ``source`` of ``data`` fitted alone, as a user's file of
-    that set would be, with the priors calibrated on every other set (never on itself)."""
+    that set would be, with the priors calibrated on every other set (never on itself); ``workers``
+    processes for the fits."""
     from fedopt.normalize.calibrate import fit_settings
 
     parts = []
@@ -178,7 +187,7 @@ def each_set_alone(
         if progress:
             progress(f"{src}: calibrating the priors without it")
         fit = fit_settings(priors=priors, exclude=(str(src),))
-        parts.append(leave_one_card_out(part, resolver=resolver, unit=unit, progress=progress, **fit))
+        parts.append(leave_one_card_out(part, resolver=resolver, unit=unit, progress=progress, workers=workers, **fit))
     return pd.concat(parts, ignore_index=True)
 
 
