@@ -122,7 +122,7 @@ def leave_one_card_out(
         if hidden.any() and not train.empty:
             folds.append((key, train, hidden))
     settings = {"resolver": resolver, "hyper": hyper, **priors}
-    jobs = [(settings, train, data[hidden], baselines, workers > 1) for _, train, hidden in folds]
+    jobs = [(settings, train, data[hidden], baselines) for _, train, hidden in folds]
     for i, ((key, train, hidden), (model, res)) in enumerate(zip(folds, _run_folds(jobs, workers), strict=True), 1):
         if progress:
             progress(f"leave-one-{unit}-out: fit {i}/{len(folds)}, {key} hidden")
@@ -145,13 +145,11 @@ def available_cores() -> int:
 
 def _fit_fold(job: tuple) -> tuple[ThroughputModel | None, pd.DataFrame]:
     """One fold: fit on ``train``, predict ``test``; the model comes back only when the baselines need it."""
-    settings, train, test, keep_model, portable = job
+    settings, train, test, keep_model = job
     model = ThroughputModel(**settings).fit(train)
     res = test.copy()
     res["pred"] = model.predict(test)
     res["basis"] = model.basis(test)
-    if keep_model and portable:
-        model._objective = None  # a closure: it cannot cross to the parent process
     return (model if keep_model else None), res
 
 

@@ -44,6 +44,11 @@ class MemoryFit:
             elif card is not None and card.memory_gb:
                 self.ran_on[w] = min(self.ran_on.get(w, np.inf), card.memory_gb)
 
+    @property
+    def says_anything(self) -> bool:
+        """False for a table without zeros (most): no row can be ineligible."""
+        return bool(self.zero_cells or self.failed_on)
+
     def ineligible(self, workload: str, key: str, count: int) -> bool:
         """Measured 0 there, or the card has no more memory than one the workload failed on (and
         less than any it ran on)."""

@@ -645,6 +645,10 @@ class ThroughputModel:
             raise RuntimeError("fit the model first")
         return self.fitted
 
+    def __getstate__(self) -> dict:
+        # the fit's loss closure stays behind: a fitted model pickles (worker processes, notebooks)
+        return {**self.__dict__, "_objective": None}
+
     def shares(self, workload: str) -> dict[str, float]:
         """Time shares on the reference card, tensor fraction, the matrix time's shares by number
         format (``tf32``: FP32 work, ``bf16``, ``fp8``, ``fp4``) and the serial fraction (``serial``:
@@ -745,7 +749,7 @@ class ThroughputModel:
         measured = np.fromiter((c in self.measured for c in cells), bool, len(df))
         out[measured] = "measured"
         out[~wl.isin(self._wi).to_numpy()] = "workload unmeasured"
-        if self.memory is not None:  # predicted 0 from a measured failure, whatever else is known
+        if self.memory is not None and self.memory.says_anything:  # 0 from a measured failure, whatever else is known
             out[~measured & np.fromiter((self.memory.ineligible(*c) for c in cells), bool, len(df))] = "ineligible"
         return out
 

@@ -24,8 +24,10 @@ def test_zeros_say_which_cards_are_too_small():
     assert fit.ineligible("llm", "small", 1) and fit.ineligible("llm", "mid", 4)  # no more memory than 48 GB
     assert not fit.ineligible("llm", "big", 8) and not fit.ineligible("llm", "nospecs", 8)
     assert not fit.ineligible("cnn", "small", 2) and not fit.ineligible("cnn", "mid", 1)
+    assert fit.says_anything
 
 
 def test_a_table_without_zeros_says_nothing():
     fit = MemoryFit(["a"], ["small"], [1], np.array([2.0]), CARDS.get)
     assert fit.failed_on == {} and fit.zero_cells == set() and not fit.ineligible("a", "small", 1)
+    assert not fit.says_anything

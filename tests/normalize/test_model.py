@@ -104,6 +104,21 @@ def test_a_prediction_of_zero_from_a_failure_says_so():
     assert list(model.basis(q)) == ["ineligible", "new architecture", "ineligible", "workload unmeasured"]
 
 
+def test_a_fitted_model_pickles_and_predicts_the_same():
+    # worker processes and notebooks pickle fitted models; the fit's loss closure stays behind
+    import pickle
+
+    m = pd.DataFrame(
+        [("bert", "H100", 8, 10.0), ("bert", "A100", 8, 4.0), ("resnet", "H100", 1, 50.0), ("resnet", "L40S", 1, 21.0)],
+        columns=["workload", "card_type", "cards", "throughput"],
+    )
+    model = ThroughputModel().fit(m)
+    copy = pickle.loads(pickle.dumps(model))
+    q = pd.DataFrame({"workload": ["bert", "resnet"], "card_type": ["H20", "A100"], "cards": [8, 1]})
+    assert list(copy.predict(q)) == list(model.predict(q)) and copy._objective is None
+    assert model._objective is not None  # the original keeps it for diagnostics
+
+
 def test_a_pcie_ring_is_not_extrapolated_from_nvlink_rows():
     # every multi-card row on NVLink (H100 SXM 900 GB/s, B200 1,800): the file cannot say how much a
     # PCIe ring (H100 PCIe, 128 GB/s) slows a job, so it slows it no more than the narrowest link
