@@ -113,7 +113,7 @@ def architecture_bias(
     :func:`arch_bias`) hidden in turn (leave-one-architecture-out, no priors), the median
     log(measured / predicted) of its rows in each set, then the median over sets (a set counts once)."""
     from fedopt.normalize.cards import arch_vendor
-    from fedopt.normalize.evaluate import available_cores, leave_one_card_out
+    from fedopt.normalize.evaluate import fold_workers, leave_one_card_out
 
     model0 = ThroughputModel()
     sets = data.get("source", pd.Series("", index=data.index))
@@ -122,7 +122,7 @@ def architecture_bias(
     count = pd.Series([a for per_set in seen for a in set(per_set)]).value_counts()
     only = set(count[count >= 2].index)
     res = leave_one_card_out(
-        data, hyper=hyper, unit="architecture", baselines=False, progress=progress, only=only, workers=available_cores()
+        data, hyper=hyper, unit="architecture", baselines=False, progress=progress, only=only, workers=fold_workers()
     )
     res = res.assign(lr=np.log(res["throughput"] / res["pred"]), set=res.get("source", ""))
     res = res[np.isfinite(res["lr"])]

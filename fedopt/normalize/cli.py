@@ -133,8 +133,8 @@ def _evaluate_profiles(args, data, what: str, resolver) -> int:
 def _evaluate(args) -> int:
     from fedopt.normalize.data import HELD_OUT_SOURCES, MEASUREMENT_COLUMNS, read_table, shared_measurements
     from fedopt.normalize.evaluate import (
-        available_cores,
         by_card,
+        fold_workers,
         format_summary,
         leave_one_card_out,
         oracle_line,
@@ -172,7 +172,7 @@ def _evaluate(args) -> int:
         sets = "the held-out sets of data/" if args.held_out else what
         return _evaluate_profiles(args, data, sets, resolver)
     progress = _progress(args)
-    res = leave_one_card_out(data, resolver=resolver, progress=progress, workers=available_cores(), **fit_as)
+    res = leave_one_card_out(data, resolver=resolver, progress=progress, workers=fold_workers(), **fit_as)
     if res.empty:
         raise InputError("--measurements", "no card can be left out: need measurements of a workload on two card types")
     _out(f"leave-one-card-out on {what}: absolute relative error of held-out throughputs")
@@ -189,7 +189,7 @@ def _evaluate(args) -> int:
         _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
     if args.architectures:
         arch = leave_one_card_out(
-            data, resolver=resolver, unit="architecture", progress=progress, workers=available_cores(), **fit_as
+            data, resolver=resolver, unit="architecture", progress=progress, workers=fold_workers(), **fit_as
         )
         _out("")
         _out(f"leave-one-architecture-out on {what}: every card of one architecture hidden at a time ('cards' = architectures)")
@@ -207,7 +207,7 @@ def _evaluate(args) -> int:
         units = ["card", "architecture"] if args.architectures else ["card"]
         for unit in units:
             alone = each_set_alone(
-                data, unit=unit, priors=not args.no_priors, resolver=resolver, progress=progress, workers=available_cores()
+                data, unit=unit, priors=not args.no_priors, resolver=resolver, progress=progress, workers=fold_workers()
             )
             _out("")
             _out(f"leave-one-{unit}-out on each held-out set fitted alone, priors calibrated on every other set")
@@ -370,6 +370,9 @@ def _calibrate_intervals(args) -> int:
 
 
 def cmd_normalize(args: argparse.Namespace) -> int:
+    from fedopt.normalize.evaluate import use_cores
+
+    use_cores()  # the command's folds (evaluations, calibrations, --interval's scale) on every core
     modes = [m for m in ("evaluate", "table", "calibrate", "calibrate_intervals", "speedups", "shares") if getattr(args, m)]
     predicting = args.query is not None or args.out is not None
     if len(modes) + predicting > 1:

@@ -136,11 +136,28 @@ def leave_one_card_out(
     return pd.concat(rows, ignore_index=True)
 
 
+_FOLD_WORKERS = 1  # processes for the folds of the evaluations and calibrations below (use_cores)
+
+
 def available_cores() -> int:
-    """The cores this process may run on: how many fits an evaluation runs at once."""
+    """The cores this process may run on."""
     import os
 
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def use_cores(n: int | None = None) -> None:
+    """Fit the folds of later evaluations, calibrations and ``--interval`` scales in ``n``
+    processes (default: every core this process may use). The command opts in; a library caller
+    stays in one process unless it asks: forking a process that runs other threads (a notebook
+    kernel, a server) can deadlock the child."""
+    global _FOLD_WORKERS
+    _FOLD_WORKERS = max(1, available_cores() if n is None else int(n))
+
+
+def fold_workers() -> int:
+    """How many processes the folds of an evaluation run in (:func:`use_cores`; 1 unless asked)."""
+    return _FOLD_WORKERS
 
 
 def _fit_fold(job: tuple) -> tuple[ThroughputModel | None, pd.DataFrame]:

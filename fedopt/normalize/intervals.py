@@ -64,7 +64,7 @@ def held_out_errors(data: pd.DataFrame | None = None, progress: Callable[[str], 
     from fedopt.normalize.calibrate import fit_settings
     from fedopt.normalize.cards import CardResolver, arch_vendor
     from fedopt.normalize.data import calibration_measurements
-    from fedopt.normalize.evaluate import available_cores, leave_one_card_out, random_cells
+    from fedopt.normalize.evaluate import fold_workers, leave_one_card_out, random_cells
     from fedopt.normalize.model import ThroughputModel
 
     data = calibration_measurements() if data is None else data
@@ -80,7 +80,7 @@ def held_out_errors(data: pd.DataFrame | None = None, progress: Callable[[str], 
             if kind == "cells":
                 res = random_cells(part, resolver=resolver, **fit).assign(card="")
             else:
-                res = leave_one_card_out(part, baselines=False, resolver=resolver, unit=kind, workers=available_cores(), **fit)
+                res = leave_one_card_out(part, baselines=False, resolver=resolver, unit=kind, workers=fold_workers(), **fit)
             res, err = _log_errors(res)
             # one lookup per card name, not per row
             card = res["card_type"].map({n: keys.card_key(n) for n in res["card_type"].unique()})
@@ -249,9 +249,9 @@ def own_level(data: pd.DataFrame, progress: Callable[[str], None] | None = None,
     """(mean |ln(pred / measured)|, rows) of ``data``'s own leave-one-card-out, fitted as ``fit``
     says (``ThroughputModel`` keywords): what the file says of how hard it is. (nan, 0) for a file
     of one card type. One fit per card type, on every core the process may use."""
-    from fedopt.normalize.evaluate import available_cores, leave_one_card_out
+    from fedopt.normalize.evaluate import fold_workers, leave_one_card_out
 
-    _, err = _log_errors(leave_one_card_out(data, baselines=False, progress=progress, workers=available_cores(), **fit))
+    _, err = _log_errors(leave_one_card_out(data, baselines=False, progress=progress, workers=fold_workers(), **fit))
     return (float(err.mean()), len(err)) if len(err) else (float("nan"), 0)
 
 

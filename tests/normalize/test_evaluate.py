@@ -6,7 +6,15 @@ import pandas as pd
 import pytest
 
 from fedopt.normalize.data import SHARED_DATA, shared_measurements
-from fedopt.normalize.evaluate import keep_one_card, leave_one_card_out, oracle_line, oracle_ratio, summary
+from fedopt.normalize.evaluate import (
+    fold_workers,
+    keep_one_card,
+    leave_one_card_out,
+    oracle_line,
+    oracle_ratio,
+    summary,
+    use_cores,
+)
 from fedopt.normalize.model import ThroughputModel
 
 pytestmark = pytest.mark.skipif(not SHARED_DATA.exists(), reason="shared/data not beside the project")
@@ -131,3 +139,19 @@ def test_folds_in_worker_processes_give_the_same_figures():
     two = leave_one_card_out(d, workers=2)
     pd.testing.assert_frame_equal(one, two)
     assert one["card"].nunique() >= 3
+
+
+def test_a_library_caller_stays_in_one_process_unless_it_asks():
+    # the command opts in to every core; forking a notebook kernel or a server with threads can deadlock
+    import fedopt.normalize.evaluate as ev
+
+    before = ev._FOLD_WORKERS
+    try:
+        ev._FOLD_WORKERS = 1
+        assert fold_workers() == 1
+        use_cores(3)
+        assert fold_workers() == 3
+        use_cores(0)
+        assert fold_workers() == 1
+    finally:
+        ev._FOLD_WORKERS = before
