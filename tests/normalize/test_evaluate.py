@@ -130,7 +130,7 @@ def test_leave_one_architecture_out_on_mlperf():
 
 
 def test_folds_in_worker_processes_give_the_same_figures():
-    # the --interval path fits its folds on every core: each fit is seeded, so the figures (and the
+    # the command fits its folds on every core: each fit is seeded, so the figures (and the
     # baselines, whose models come back from the workers) are the ones of one process
     d = shared_measurements()
     d = d[d["source"] == "mlperf"]
