@@ -219,11 +219,14 @@ _FAMILIES = [
     ("titanv", r"\btitan ?v\b"),
     ("titanrtx", r"\btitan ?rtx\b"),
     ("rtx2080ti", r"\b(rtx )?2080 ?ti\b"),
+    ("rtx2080super", r"\b(rtx )?2080 ?super\b"),
     ("rtx2080", r"\b(rtx )?2080\b"),
+    ("rtx2070super", r"\b(rtx )?2070 ?super\b"),
     ("rtx3090", r"\b(rtx )?3090\b"),
     ("rtx3080ti", r"\b(rtx )?3080 ?ti\b"),
     ("rtx3080", r"\b(rtx )?3080\b"),
     ("rtx3070", r"\b(rtx )?3070\b"),
+    ("rtx3060ti", r"\b(rtx )?3060 ?ti\b"),
     ("rtx3060", r"\b(rtx )?3060\b"),
     ("rtx6000ada", r"\b(rtx )?6000 ?ada\b"),
     ("rtxpro6000", r"\brtx ?pro ?6000\b"),
@@ -234,6 +237,7 @@ _FAMILIES = [
     ("rtx4080", r"\b(rtx )?4080\b"),
     ("rtx4070ti", r"\b(rtx )?4070 ?ti\b"),
     ("rtx4070", r"\b(rtx )?4070\b"),
+    ("rtx4060ti", r"\b(rtx )?4060 ?ti\b"),
     ("rtx5090", r"\b(rtx )?5090\b"),
     ("rtx5080", r"\b(rtx )?5080\b"),
     ("max1550", r"\b(data center )?max ?1550\b|\bponte ?vecchio\b"),
@@ -283,6 +287,8 @@ ARCH = {
     "titanv": "nvidia-volta",
     "rtx2080ti": "nvidia-turing",
     "rtx2080": "nvidia-turing",
+    "rtx2080super": "nvidia-turing",
+    "rtx2070super": "nvidia-turing",
     "titanrtx": "nvidia-turing",
     "quadrortx6000": "nvidia-turing",
     "quadrortx8000": "nvidia-turing",
@@ -291,6 +297,7 @@ ARCH = {
     "rtx3080ti": "nvidia-ampere",
     "rtx3070": "nvidia-ampere",
     "rtx3060": "nvidia-ampere",
+    "rtx3060ti": "nvidia-ampere",
     "a2": "nvidia-ampere",
     "rtx6000ada": "nvidia-ada",
     "rtxpro6000": "nvidia-blackwell",
@@ -316,6 +323,7 @@ ARCH = {
     "rtx4080": "nvidia-ada",
     "rtx4070ti": "nvidia-ada",
     "rtx4070": "nvidia-ada",
+    "rtx4060ti": "nvidia-ada",
     "rtx5090": "nvidia-blackwell",
     "rtx5080": "nvidia-blackwell",
     "max1550": "intel-xe-hpc",
@@ -386,6 +394,19 @@ def clean_name(name: str) -> str:
 
 def _compact(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+_VARIANT_WORDS = re.compile(r"(?:(?<=\d)|\b)(ti|super|xtx|xt)\b")
+
+
+def missing_variant(name: str, card: Card | None) -> list[str]:
+    """Variant words of a name (Ti, SUPER, XT) that the card it resolved to lacks: a card the
+    catalog does not have is read as its base card (``RTX 4080 SUPER`` as the RTX 4080, whose
+    figures are 5-20% below a SUPER's or Ti's), which a user should hear of."""
+    if card is None:
+        return []
+    have = set(_VARIANT_WORDS.findall(clean_name(card.id)))
+    return [w for w in dict.fromkeys(_VARIANT_WORDS.findall(clean_name(name))) if w not in have]
 
 
 @functools.lru_cache(maxsize=65536)

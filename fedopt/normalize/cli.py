@@ -95,7 +95,7 @@ def _predict(args) -> int:
     raw.to_csv(buf, index=False, lineterminator="\n")
     write_atomic(args.out, buf.getvalue())
     if not args.quiet:
-        _basis_notes(basis, query, resolver)
+        _basis_notes(basis, query, resolver, meas)
         _out(f"wrote {args.out}: {len(raw)} predictions from {int((meas['throughput'] > 0).sum())} measurements", True)
     return 0
 
@@ -245,13 +245,23 @@ def _held_out_scaleout(resolver, fit_as: dict) -> None:
     _out(format_scaleout(res))
 
 
-def _basis_notes(basis, query, resolver) -> None:
+def _basis_notes(basis, query, resolver, meas) -> None:
     """The query rows whose predictions rest on the least (``basis``: ThroughputModel.basis of
-    each row), on stderr."""
+    each row), and the card names of either file read as a related card, on stderr."""
+    from fedopt.normalize.cards import missing_variant
+
     unknown = sorted(c for c in set(query["card_type"]) if resolver.resolve(c) is None)
     if unknown:
         names = ", ".join(map(repr, unknown))
         _out(f"fedopt: note: no specs for card type(s) {names}: a typical card, scaled by its own measurements if any", True)
+    names = sorted(set(meas["card_type"].astype(str)) | set(query["card_type"].astype(str)))
+    approx = [f"{n!r} as {card.id}" for n in names if missing_variant(n, card := resolver.resolve(n))]
+    if approx:
+        _out(
+            f"fedopt: note: no specs of their own for {', '.join(approx)}: read as that card (a SUPER or Ti has "
+            "more SMs or bandwidth); --cards FILE gives a card's own figures",
+            True,
+        )
     new = sorted(set(query.loc[basis == "new architecture", "card_type"].astype(str)))
     if new:
         _out(

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from fedopt.errors import InputError
-from fedopt.normalize.cards import Card, CardResolver, load_cards_file
+from fedopt.normalize.cards import Card, CardResolver, load_cards_file, missing_variant
 from fedopt.normalize.catalog import load_catalog
 
 NAMES = {
@@ -64,6 +64,11 @@ NAMES = {
     "RTX 3080 Ti": "RTX-3080-Ti",
     "NVIDIA GeForce RTX 3080": "RTX-3080",
     "GeForce RTX 4080": "RTX-4080",
+    "NVIDIA GeForce RTX 3060 Ti": "RTX-3060-Ti",  # a GA104, not the 3060's GA106
+    "RTX 4060 Ti": "RTX-4060-Ti",
+    "RTX 4060 Ti 16GB": "RTX-4060-Ti-16GB",
+    "GeForce RTX 2070 SUPER": "RTX-2070-SUPER",
+    "RTX 2080 Super": "RTX-2080-SUPER",  # not the 2080
     "NVIDIA GeForce RTX 5080": "RTX-5080",
     # newer cards
     "NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX-PRO-6000-Blackwell",
@@ -112,6 +117,16 @@ NAMES = {
 def test_names_resolve(name, card):
     hit = CardResolver().resolve(name)
     assert hit is not None and hit.id == card
+
+
+def test_variants_the_catalog_lacks():
+    res = CardResolver()
+    assert missing_variant("RTX 4080 SUPER", res.resolve("RTX 4080 SUPER")) == ["super"]
+    assert missing_variant("RTX 4070 Ti SUPER", res.resolve("RTX 4070 Ti SUPER")) == ["super"]  # the Ti is there
+    assert missing_variant("NVIDIA GeForce RTX 3070 Ti", res.resolve("NVIDIA GeForce RTX 3070 Ti")) == ["ti"]
+    for name in ("RTX 3060 Ti", "rtx3080ti", "RX 7900 XTX", "RTX 2080 SUPER", "NVIDIA H100 80GB HBM3"):
+        assert missing_variant(name, res.resolve(name)) == [], name
+    assert missing_variant("Unknown 9000 Ti", None) == []  # no card: the "no specs" note says it
 
 
 def test_laptop_parts_have_no_specs():
@@ -243,14 +258,15 @@ def test_geforce_tensor_peaks_agree_with_their_fp32_peaks():
     # either figure of models/catalog_supplement.csv breaks the ratio
     res = CardResolver()
     twice = ["RTX 3060", "RTX 3070", "RTX 3080", "RTX 3080 Ti", "RTX 3090", "RTX 4070", "RTX 4070 Ti", "RTX 4080", "RTX 4090"]
-    twice += ["RTX 5080", "RTX 5090"]
+    twice += ["RTX 5080", "RTX 5090", "RTX 3060 Ti", "RTX 4060 Ti", "RTX 4060 Ti 16GB"]
     for name in twice:
         card = res.resolve(name)
         assert card.bf16_tflops / card.fp32_tflops == pytest.approx(2.0, rel=0.01), name
-    for name in ("RTX 2080", "RTX 2080 Ti"):
+    for name in ("RTX 2080", "RTX 2080 Ti", "RTX 2070 SUPER", "RTX 2080 SUPER"):
         card = res.resolve(name)
         assert card.bf16_tflops / card.fp32_tflops == pytest.approx(4.0, rel=0.01), name
-    for name in ("RTX 4070", "RTX 4070 Ti", "RTX 4080", "RTX 5080"):  # 8-bit at FP16 accumulate: four times the BF16 figure
+    # 8-bit at FP16 accumulate: four times the BF16 figure
+    for name in ("RTX 4060 Ti", "RTX 4070", "RTX 4070 Ti", "RTX 4080", "RTX 5080"):
         card = res.resolve(name)
         assert card.p8 / card.bf16_tflops == pytest.approx(4.0, rel=0.01), name
 

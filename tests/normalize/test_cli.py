@@ -96,6 +96,18 @@ def test_cards_file_wins(files, tmp_path, write):
     assert boosted > 2 * base
 
 
+def test_variant_read_as_its_base_card_is_noted(tmp_path, capsys):
+    # a SUPER or Ti the catalog lacks takes its base card's figures: said on stderr, from either file
+    m, q = tmp_path / "M.csv", tmp_path / "Q.csv"
+    m.write_text("workload,card_type,cards,throughput\nllm,RTX 4080 SUPER,1,50\nllm,RTX 3080 Ti,1,40\nllm,RTX 3060 Ti,1,25\n")
+    q.write_text("workload,card_type,cards\nllm,RTX 3070 Ti,1\nllm,RTX 4090,1\n")
+    status = main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(tmp_path / "P.csv")])
+    assert status == 0
+    note = next(line for line in capsys.readouterr().err.splitlines() if "read as that card" in line)
+    assert "'RTX 3070 Ti' as RTX-3070" in note and "'RTX 4080 SUPER' as RTX-4080" in note
+    assert "3080 Ti" not in note and "3060 Ti" not in note and "4090" not in note  # cards of their own
+
+
 def test_subprocess_interface(files, tmp_path):
     m, q = files
     out = tmp_path / "P.csv"
