@@ -38,7 +38,8 @@ Fit: least soft-L1 error in log throughput (errors past ~15% count linearly), wi
 theta_w, rho_w, k_w toward their group's (a group: a connected set of workloads and cards), those
 weakly toward global ones; u8_w, u4_w firmly and u16_w weakly toward a fixed prior (15%, 1%, 98%), not a group's: a
 job's number formats are its recipe's, shown only where several cards show them; sigma_w toward 0
-(firmly: only a job's own rows at several counts move it); the shares'
+or 1 (a double well: a job scales with cards or does not; only its own rows at several counts move
+it, from where those rows alone put it); the shares'
 strength set per group from how much its workloads agree
 (empirical Bayes, a second fit); eta_c toward its architecture's efficiency, that toward its
 vendor's, that toward a common mu (~0); u, v toward 0. A workload measured only on cards without
@@ -152,6 +153,32 @@ def matrix_logs(u: np.ndarray, LF: np.ndarray) -> np.ndarray:
     return LF[:, 0] + (np.diff(LF, axis=1) * u).sum(axis=1)
 
 
+SERIAL_GRID = np.linspace(0.0, 1.0, 21)
+
+
+def serial_moments(iw: np.ndarray, ic: np.ndarray, n: np.ndarray, y: np.ndarray, W: int) -> np.ndarray:
+    """Each workload's serial fraction as its own rows alone put it [W]: on every card measured at
+    several counts within a node, the Amdahl law's ratios to the smallest count against the
+    measured log ratios, least squares over a grid of [0, 1]; 0 for a workload with no such card.
+    Only the fit's start: the fit then weighs it against the overhead and the prior."""
+    rows = pd.DataFrame({"w": iw, "c": ic, "n": n, "y": y})
+    rows["n0"] = rows.groupby(["w", "c"])["n"].transform("min")
+    base = rows[rows["n"] == rows["n0"]].groupby(["w", "c"])["y"].mean().rename("y0")
+    rows = rows.join(base, on=["w", "c"])
+    rows = rows[rows["n"] > rows["n0"]]
+    out = np.zeros(W)
+    if rows.empty:
+        return out
+    nn, n0 = rows["n"].to_numpy()[:, None], rows["n0"].to_numpy()[:, None]
+    law = np.log(nn / n0) + np.log1p(SERIAL_GRID * (n0 - 1)) - np.log1p(SERIAL_GRID * (nn - 1))
+    sq = (law - (rows["y"] - rows["y0"]).to_numpy()[:, None]) ** 2
+    w = rows["w"].to_numpy()
+    cost = np.stack([np.bincount(w, sq[:, j], W) for j in range(len(SERIAL_GRID))], axis=1)
+    seen = np.bincount(w, None, W) > 0
+    out[seen] = SERIAL_GRID[cost[seen].argmin(axis=1)]
+    return out
+
+
 def _softmax(t: np.ndarray) -> np.ndarray:
     z = np.exp(t - t.max(axis=-1, keepdims=True))
     return z / z.sum(axis=-1, keepdims=True)
@@ -211,11 +238,14 @@ class Hyper:
     lam_group: float = 0.1  # a component's common shares, tensor fraction, overhead toward the global ones
     lam_gamma: float = 1.0
     lam_psi: float = 0.02  # scale-out slowdown toward the group's
-    # the serial fraction of a job's time that more cards do not shorten (Amdahl), toward 0 (inf:
-    # none): a job that does not speed up with cards (llama.cpp's layer split decodes one token at a
-    # time) shows it only in its own rows at several counts; 1 and 3 let Gavel's irregular counts
-    # read it too (docs/normalize.md)
-    lam_serial: float = 10.0
+    # the serial fraction of a job's time that more cards do not shorten (Amdahl): a double-well
+    # prior lam_serial * 16 s^2 (1 - s)^2 (inf: no serial term). Jobs either scale with cards (data
+    # parallel: s ~ 0) or do not (llama.cpp's layer split decodes one token at a time: s ~ 1); both
+    # ends are free, the middle costs lam_serial. A job starts where its own rows at several counts
+    # within a node put it (serial_moments), the others at 0. Near 0 it pulls as the quadratic
+    # 8 s^2 (10 s^2 until 2026-12-04: that held llama.cpp's non-scaling jobs near 0 too, and 1 or 3
+    # let Gavel's irregular counts read a serial fraction; docs/normalize.md)
+    lam_serial: float = 0.5
     lam_beta: float = 0.05
     # power-limited clocks: how much of a card's power deficit (cards.POWER_FLAGSHIP) shows in its
     # efficiency (0: none, 1: the cube-root law), fitted toward this prior
@@ -471,9 +501,10 @@ class ThroughputModel:
             ggam = (dov * ovc * lc).sum()
             gps = np.bincount(iw, dov * ovs, W)
             gbet = (dov * np.exp(ps[iw]) * dpw).sum()
-            if serial_on:
-                gsr = np.bincount(iw, -g * (n_node - 1) / amd, W) + 2 * h.lam_serial * sr
-                loss += h.lam_serial * (sr**2).sum()
+            if serial_on:  # the double well 16 s^2 (1 - s)^2: 0 at both ends, 1 at s = 1/2
+                well = sr * (1.0 - sr)
+                gsr = np.bincount(iw, -g * (n_node - 1) / amd, W) + 32 * h.lam_serial * well * (1.0 - 2.0 * sr)
+                loss += 16 * h.lam_serial * (well**2).sum()
             else:  # held at 0: a gradient there would still enter L-BFGS's curvature pairs
                 gsr = np.zeros(W)
             gU = np.zeros((C, K))
@@ -557,6 +588,10 @@ class ThroughputModel:
         ov0 = np.exp(h.k_prior + h.gamma_prior * lc) * hn + np.exp(h.psi_prior) * scaleout_shape(n, h.beta_prior)[0]
         resid0 = y - logn + np.log(tau0) + np.log1p(ov0)
         a_init = np.bincount(iw, resid0, W) / np.maximum(np.bincount(iw, None, W), 1)
+        # the serial fraction starts where the job's own rows at several counts put it (a start in
+        # the right well: from 1/2 the first steps could settle a job that does not speed up at 0
+        # with a large overhead instead); elsewhere at 0
+        serial_start = serial_moments(iw, ic, n_node, y, W) if serial_on else np.zeros(W)
         p0 = np.concatenate(
             [
                 a_init,
@@ -582,7 +617,7 @@ class ThroughputModel:
                 np.full(G, h.psi_prior),
                 [h.kappa_prior],
                 np.tile(fmt_prior, W),
-                np.zeros(W),
+                serial_start,
             ]
         )
         with _one_blas_thread():

@@ -131,3 +131,19 @@ def test_a_pcie_ring_is_not_extrapolated_from_nvlink_rows():
     assert eight / (8 * one) > 0.9  # as SXM's own 8-card rows scale: linearly here
     one_x, eight_x = ThroughputModel(hyper=Hyper(clip_links=False)).fit(m).predict(q)
     assert eight_x / (8 * one_x) < eight / (8 * one)
+
+
+def test_a_job_that_does_not_speed_up_with_cards_is_read_as_one():
+    # llama.cpp's layer split: one token at a time through every card, so 1-8 cards decode at one
+    # card's speed; a data-parallel job on the same cards scales. The serial fraction's double-well
+    # prior lets each job's own rows pick its end (hand-made: "flat" is 100 and 60 tokens/s at every
+    # count, "dp" 0.95 n times its one-card speed)
+    rows = [("flat", c, n, level) for c, level in (("RTX 4090", 100.0), ("RTX 3090", 60.0)) for n in (1, 2, 4)]
+    rows += [("dp", c, n, level * n * (0.95 if n > 1 else 1.0)) for c, level in (("RTX 4090", 50.0), ("RTX 3090", 30.0))
+             for n in (1, 2, 4)]  # fmt: skip
+    model = ThroughputModel().fit(pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"]))
+    assert model.shares("flat")["serial"] > 0.9 and model.shares("dp")["serial"] < 0.05
+    q = pd.DataFrame({"workload": ["flat", "dp"], "card_type": "RTX 4090", "cards": 8})
+    flat8, dp8 = model.predict(q)
+    assert flat8 == pytest.approx(100.0, rel=0.15)  # one card's speed, not 8x nor a fall
+    assert dp8 == pytest.approx(0.95 * 8 * 50.0, rel=0.15)
