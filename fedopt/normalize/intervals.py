@@ -248,7 +248,8 @@ def load_reference(path: Path = INTERVALS_PATH) -> float:
 def own_level(data: pd.DataFrame, progress: Callable[[str], None] | None = None, **fit) -> tuple[float, int]:
     """(mean |ln(pred / measured)|, rows) of ``data``'s own leave-one-card-out, fitted as ``fit``
     says (``ThroughputModel`` keywords): what the file says of how hard it is. (nan, 0) for a file
-    of one card type. One fit per card type, on every core the process may use."""
+    of one card type. One fit per card type, in ``evaluate.fold_workers()`` processes (every core
+    once the command, or a caller, has asked with ``use_cores``)."""
     from fedopt.normalize.evaluate import fold_workers, leave_one_card_out
 
     _, err = _log_errors(leave_one_card_out(data, baselines=False, progress=progress, workers=fold_workers(), **fit))
