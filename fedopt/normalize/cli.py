@@ -48,10 +48,16 @@ def _read_measurements(args):
 def _fit_settings(args, exclude: tuple[str, ...] | None = None) -> dict:
     """How the command fits a user's file: calibrated card and architecture priors (unless
     --no-priors) and the calibrated scale-out slowdown as the prior of how jobs slow past one node;
-    ``exclude``: data sets the priors must not have seen (calibrated afresh without them)."""
+    ``exclude``: data sets the priors must not have seen (calibrated afresh without them);
+    --replicas: jobs whose named model fits on one card pay no all-reduce overhead."""
+    import dataclasses
+
     from fedopt.normalize.calibrate import fit_settings
 
-    return fit_settings(priors=not args.no_priors, exclude=exclude)
+    out = fit_settings(priors=not args.no_priors, exclude=exclude)
+    if getattr(args, "replicas", False):
+        out["hyper"] = dataclasses.replace(out["hyper"], replicas=True)
+    return out
 
 
 def _fit(args, meas, resolver):
@@ -498,5 +504,11 @@ def add_normalize(sub) -> None:
         "itself (which costs one fit per card type of M.csv)",
     )
     p.add_argument("--no-priors", action="store_true", help="no calibrated card or architecture priors")
+    p.add_argument(
+        "--replicas",
+        action="store_true",
+        help="multi-card jobs run as independent replicas (offline serving) wherever one card holds the model "
+        "their workload name states (70b, 8x7b ...; one byte per parameter): no all-reduce overhead there",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no notes or progress on stderr")
     p.set_defaults(func=cmd_normalize)

@@ -69,6 +69,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor
+from fedopt.normalize.footprint import fits_one_card
 from fedopt.normalize.memory_fit import MemoryFit
 from fedopt.normalize.neighbours import OneCardRatios
 
@@ -77,6 +78,7 @@ RESOURCES = ("compute", "mem", "host")
 REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0, "fp8": 1979.0, "fp4": 1979.0, "tf32": 494.5}
 FORMATS = ("tf32", "bf16", "fp8", "fp4")  # matrix number formats, widest first (fp8: 8 bits, FP8 or INT8)
 MATRIX_COLUMNS = [6, 0, 4, 5]  # card_logs' columns of the formats' peaks
+REPLICA_BYTES_PER_PARAM = 1.0  # FP8/INT8 weights, the usual serving recipe (Hyper.replicas)
 SCALEOUT_GBS = 50.0  # per card between nodes (400 Gb/s)
 NO_TENSOR = -30.0  # logit of rho for a workload with no evidence of matrix-unit use
 
@@ -219,6 +221,10 @@ class Hyper:
     """Shrinkage strengths (1 / prior variance, in log units) and priors of the fit."""
 
     rank: int = 2
+    # the user's word that multi-card jobs run as independent replicas wherever one card holds the
+    # model their name states (offline serving; footprint.py, one byte per parameter): no
+    # all-reduce overhead there. Off by default: llama.cpp splits models that fit, and pays
+    replicas: bool = False
     # the all-reduce overhead grows no further than at the narrowest link among the fit's rows of
     # 2-8 cards: a file of NVLink cards says nothing of a PCIe ring (H200 NVL, docs/normalize.md)
     clip_links: bool = True
@@ -343,6 +349,14 @@ class ThroughputModel:
             return None
         return self.resolver.resolve(key)
 
+    def _replica_rows(self, wl: np.ndarray, keys: list[str]) -> np.ndarray:
+        """Per row, 1 where the job runs as replicas that never talk (``Hyper.replicas`` and one card
+        holds its named model), else 0."""
+        if not self.hyper.replicas:
+            return np.zeros(len(keys))
+        memory = {k: getattr(self._card(k), "memory_gb", None) for k in set(keys)}
+        return fits_one_card(list(wl), [memory[k] for k in keys], REPLICA_BYTES_PER_PARAM)
+
     def _rows(self, keys: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Log inverse capacities [N, 7] (``card_logs``) and efficiency masks [N, 2] (compute, mem) of rows."""
         L = np.empty((len(keys), 7))
@@ -399,7 +413,7 @@ class ThroughputModel:
         self._lc_max = float(lc[multi].max()) if multi.any() else None
         LF = L[:, MATRIX_COLUMNS]  # matrix-unit formats: BF16, 8-bit, 4-bit
         mc, mm = mask.T
-        hn = comm_factor(n)
+        hn = comm_factor(n) * (1.0 - self._replica_rows(wl, keys))
         logn = np.log(n)
         # past one node the scale-out slowdown (psi, beta) says how a job slows, shared across
         # workloads; a serial fraction read from those rows would not carry to another job
@@ -844,7 +858,8 @@ class ThroughputModel:
         beta = fz.beta
         if scaleout is not None:
             ps, beta = np.full(N, float(scaleout[0])), float(scaleout[1])
-        ov = np.exp(kk + fz.gamma * lc) * comm_factor(n) + np.exp(ps) * scaleout_shape(n, beta)[0]
+        hn = comm_factor(n) * (1.0 - self._replica_rows(wl, keys))
+        ov = np.exp(kk + fz.gamma * lc) * hn + np.exp(ps) * scaleout_shape(n, beta)[0]
         sr = np.where(kw, fz.serial[iw] if len(fz.serial) else 0.0, 0.0)
         serial_slow = np.log1p(sr * (np.minimum(n, NODE_CARDS) - 1))  # the serial fraction, within a node
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):

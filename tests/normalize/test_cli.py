@@ -297,3 +297,22 @@ def test_calibrate_writes_the_parameters_file_atomically(tmp_path, capsys, monke
     agree = {a for a, v in per_set.items() if min(v) > 0 or max(v) < 0}
     assert set(calibrate.arch_bias(params)) == agree
     assert [p.name for p in tmp_path.iterdir()] == ["params.json"]  # no temporary file left
+
+
+def test_replicas_is_the_users_word_that_a_model_that_fits_runs_without_talking(write, tmp_path):
+    # a 70B model (70 GB at one byte per parameter) on 80 and 96 GB PCIe cards at 1 and 8 cards, the
+    # training job beside it slowed at 8: asked for an 80 GB H100 PCIe at 8 cards, --replicas
+    # predicts 8x its one-card rate, the default fit charges it the file's all-reduce overhead
+    rows = ["workload,card_type,cards,throughput"]
+    for card, v in (("RTX PRO 6000 Blackwell", 3.0), ("A100 PCIe 80GB", 1.5)):
+        rows += [f"llama2-70b,{card},1,{v}", f"llama2-70b,{card},8,{8 * v}", f"bert,{card},1,{v}", f"bert,{card},8,{4.8 * v}"]
+    m = write("M.csv", "\n".join(rows) + "\n")
+    q = write("Q.csv", "workload,card_type,cards\nllama2-70b,H100 PCIe,1\nllama2-70b,H100 PCIe,8\n")
+    ratio = {}
+    for extra in ((), ("--replicas",)):
+        out = tmp_path / "P.csv"
+        assert main(["normalize", "-q", "--measurements", str(m), "--query", str(q), "--out", str(out), *extra]) == 0
+        one, eight = pd.read_csv(out)["throughput"]
+        ratio[extra] = eight / (8 * one)
+    assert ratio[("--replicas",)] == pytest.approx(1.0, abs=1e-4)  # P.csv rounds
+    assert ratio[()] < 0.97

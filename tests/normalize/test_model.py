@@ -1,4 +1,4 @@
-"""The throughput model's number-format shares: a job's matrix time at TF32, BF16, 8-bit and 4-bit peaks."""
+"""The throughput model: number-format shares, links, the serial fraction, replicas of a model that fits one card."""
 
 from __future__ import annotations
 
@@ -161,3 +161,23 @@ def test_serial_moments_read_amdahl_from_a_jobs_own_counts():
     tp = np.array([10, 10, 10, 5, 20, 4, 6, 3, 4, 7])  # card 1: 3 -> 4 = 3 (4 / 2) (1 + s) / (1 + 3 s)
     s = serial_moments(iw, ic, n.astype(float), np.log(tp), 4)
     assert s[0] == 1.0 and s[1] == 0.0 and s[2] == pytest.approx(0.35) and s[3] == 0.0
+
+
+def test_a_model_that_fits_on_one_card_runs_as_replicas():
+    # hand-made, PCIe cards: a training job ("bert", no size in its name) runs 8 cards at 60% of
+    # linear; offline serving of a 70B model (70 GB at one byte per parameter) scales linearly on
+    # 96 GB RTX PRO 6000 and 80 GB A100 PCIe cards (replicas), but 32 GB RTX PRO 4500s must split it
+    # and run it at 40% of linear. Told that jobs run as replicas where they fit, the fit predicts a
+    # new 80 GB PCIe card (H100 PCIe) linear and a 48 GB one (L40S) slowed as the split cards are;
+    # without it the H100 PCIe pays about what the split cards and the training job pay
+    speed = {"RTX PRO 6000 Blackwell": 3.0, "A100 PCIe 80GB": 1.5, "RTX PRO 4500 Blackwell": 1.2}
+    rows = [("bert", c, n, v * n * (0.6 if n > 1 else 1.0)) for c, v in speed.items() for n in (1, 8)]
+    rows += [("llama2-70b", c, n, v * n) for c, v in list(speed.items())[:2] for n in (1, 8)]
+    rows += [("llama2-70b", "RTX PRO 4500 Blackwell", n, 0.4 * 1.2 * n) for n in (4, 8)]
+    m = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+    q = pd.DataFrame({"workload": "llama2-70b", "card_type": ["H100 PCIe", "H100 PCIe", "L40S", "L40S"], "cards": [1, 8] * 2})
+    h1, h8, l1, l8 = ThroughputModel(hyper=Hyper(replicas=True)).fit(m).predict(q)
+    assert h8 / (8 * h1) == pytest.approx(1.0, abs=1e-9)  # no overhead at all where it fits
+    assert l8 / (8 * l1) < 0.7
+    x1, x8, _, _ = ThroughputModel().fit(m).predict(q)
+    assert x8 / (8 * x1) < 0.8
