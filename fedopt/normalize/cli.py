@@ -174,6 +174,10 @@ def _evaluate(args) -> int:
     else:
         data = shared_measurements()
         what = "shared measurements (Gavel physical; MLPerf Training v3.1-v4.1 at 8 accelerators)"
+        if args.replicas:  # no priors here (the shared evaluation never had them), only the rule
+            from fedopt.normalize.model import Hyper
+
+            fit_as = {"hyper": Hyper(replicas=True)}
     if args.profiles:
         sets = "the held-out sets of data/" if args.held_out else what
         return _evaluate_profiles(args, data, sets, resolver)
@@ -213,7 +217,13 @@ def _evaluate(args) -> int:
         units = ["card", "architecture"] if args.architectures else ["card"]
         for unit in units:
             alone = each_set_alone(
-                data, unit=unit, priors=not args.no_priors, resolver=resolver, progress=progress, workers=fold_workers()
+                data,
+                unit=unit,
+                priors=not args.no_priors,
+                resolver=resolver,
+                progress=progress,
+                workers=fold_workers(),
+                replicas=args.replicas,
             )
             _out("")
             _out(f"leave-one-{unit}-out on each held-out set fitted alone, priors calibrated on every other set")
