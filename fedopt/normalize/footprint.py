@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 # '70b', '8x7b' (experts x size), 'a14b' (active parameters of an MoE: a lower bound), '405B';
 # not inside a word or a number ('gptj', 'b200', 'v5.1b')
@@ -32,8 +33,9 @@ def parameters_billion(workload: str) -> float | None:
 def fits_one_card(workloads: Sequence[str], memory_gb: Sequence[float | None], bytes_per_param: float) -> np.ndarray:
     """Per row, 1.0 where the workload's named model at ``bytes_per_param`` fits in 90% of the
     row's card memory, else 0.0 (no size in the name, no memory figure, or too big)."""
-    sizes = {w: parameters_billion(w) for w in set(workloads)}
-    gb = np.array([np.nan if sizes[w] is None else sizes[w] * bytes_per_param for w in workloads], dtype=float)
-    mem = np.array([np.nan if m is None else m for m in memory_gb], dtype=float)
+    codes, names = pd.factorize(np.asarray(workloads, dtype=object))  # one name parsed per workload
+    sizes = np.array([np.nan if (b := parameters_billion(w)) is None else b for w in names], dtype=float)
+    gb = sizes[codes] * bytes_per_param if len(names) else np.zeros(0)
+    mem = pd.to_numeric(pd.Series(memory_gb, dtype=object), errors="coerce").to_numpy(dtype=float)
     with np.errstate(invalid="ignore"):
         return (np.isfinite(gb) & np.isfinite(mem) & (gb <= USABLE_MEMORY * mem)).astype(float)

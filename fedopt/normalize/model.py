@@ -354,8 +354,9 @@ class ThroughputModel:
         holds its named model), else 0."""
         if not self.hyper.replicas:
             return np.zeros(len(keys))
-        memory = {k: getattr(self._card(k), "memory_gb", None) for k in set(keys)}
-        return fits_one_card(list(wl), [memory[k] for k in keys], REPLICA_BYTES_PER_PARAM)
+        codes, uniq = pd.factorize(np.asarray(keys, dtype=object))  # one card lookup per card type
+        memory = np.array([getattr(self._card(k), "memory_gb", None) or np.nan for k in uniq], dtype=float)
+        return fits_one_card(wl, memory[codes], REPLICA_BYTES_PER_PARAM)
 
     def _rows(self, keys: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Log inverse capacities [N, 7] (``card_logs``) and efficiency masks [N, 2] (compute, mem) of rows."""
