@@ -50,14 +50,9 @@ def _fit_settings(args, exclude: tuple[str, ...] | None = None) -> dict:
     --no-priors) and the calibrated scale-out slowdown as the prior of how jobs slow past one node;
     ``exclude``: data sets the priors must not have seen (calibrated afresh without them);
     --replicas: jobs whose named model fits on one card pay no all-reduce overhead."""
-    import dataclasses
-
     from fedopt.normalize.calibrate import fit_settings
 
-    out = fit_settings(priors=not args.no_priors, exclude=exclude)
-    if getattr(args, "replicas", False):
-        out["hyper"] = dataclasses.replace(out["hyper"], replicas=True)
-    return out
+    return fit_settings(priors=not args.no_priors, exclude=exclude, replicas=args.replicas)
 
 
 def _fit(args, meas, resolver):

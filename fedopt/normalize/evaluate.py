@@ -196,17 +196,13 @@ def each_set_alone(
     """:func:`leave_one_card_out` on each ``source`` of ``data`` fitted alone, as a user's file of
     that set would be, with the priors calibrated on every other set (never on itself); ``workers``
     processes for the fits; ``replicas``: fitted as ``normalize --replicas`` fits (``Hyper.replicas``)."""
-    import dataclasses
-
     from fedopt.normalize.calibrate import fit_settings
 
     parts = []
     for src, part in data.groupby("source", sort=True):
         if progress:
             progress(f"{src}: calibrating the priors without it")
-        fit = fit_settings(priors=priors, exclude=(str(src),))
-        if replicas:
-            fit["hyper"] = dataclasses.replace(fit["hyper"], replicas=True)
+        fit = fit_settings(priors=priors, exclude=(str(src),), replicas=replicas)
         parts.append(leave_one_card_out(part, resolver=resolver, unit=unit, progress=progress, workers=workers, **fit))
     return pd.concat(parts, ignore_index=True)
 

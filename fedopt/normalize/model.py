@@ -27,7 +27,8 @@ FP8) and at 4 bits (FP4) (p8 is the BF16 peak on a card with nothing narrower, p
 INT8 inference gains on an A100 over a V100, FP4 decoding on a B200 over an H100, BF16 training
 on neither), ``a_w`` its scale, ``k_w``
 its all-reduce overhead (ring traffic 2 (n-1)/n; past one node of 8 cards the scale-out network,
-<= 50 GB/s per card), ``psi_w`` and ``beta`` how much a job slows as it grows past one node
+<= 50 GB/s per card; none with ``Hyper.replicas`` where one card holds the job's named model),
+``psi_w`` and ``beta`` how much a job slows as it grows past one node
 (synchronization, larger batches that need more steps: MLPerf's 1024-card systems train at ~1/5
 of 128 8-card nodes' speed), ``sigma_w`` in [0, 1] the serial fraction of one card's time that
 more cards do not shorten (Amdahl; 1: a job split by layers that decodes one token at a time gets
