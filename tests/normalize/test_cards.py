@@ -9,6 +9,7 @@ import pytest
 from fedopt.errors import InputError
 from fedopt.normalize.cards import Card, CardResolver, load_cards_file, missing_variant
 from fedopt.normalize.catalog import load_catalog
+from fedopt.normalize.model import has_tensor
 
 NAMES = {
     "k80": "K80",
@@ -70,6 +71,31 @@ NAMES = {
     "GeForce RTX 2070 SUPER": "RTX-2070-SUPER",
     "RTX 2080 Super": "RTX-2080-SUPER",  # not the 2080
     "NVIDIA GeForce RTX 5080": "RTX-5080",
+    # variants with entries of their own since 2026-12-04 (read as their base card before)
+    "RTX 4080 SUPER": "RTX-4080-SUPER",
+    "GeForce RTX 4070 Ti SUPER": "RTX-4070-Ti-SUPER",
+    "RTX 4070 SUPER": "RTX-4070-SUPER",
+    "NVIDIA GeForce RTX 3070 Ti": "RTX-3070-Ti",
+    "RTX 3090 Ti": "RTX-3090-Ti",
+    "NVIDIA GeForce RTX 4060": "RTX-4060",  # not the 4060 Ti
+    "NVIDIA GeForce RTX 5070 Ti": "RTX-5070-Ti",
+    "RTX 5070": "RTX-5070",
+    "RTX 5060 Ti 16GB": "RTX-5060-Ti-16GB",
+    "RTX 5060 Ti": "RTX-5060-Ti",
+    "RTX 3050": "RTX-3050",
+    "GeForce RTX 2060": "RTX-2060",
+    "RTX 4000 Ada 20GB": "RTX-4000-Ada",  # llama.cpp's tables
+    "NVIDIA RTX 5000 Ada Generation": "RTX-5000-Ada",
+    "RTX 4500 Ada": "RTX-4500-Ada",
+    "NVIDIA RTX A4500": "RTX-A4500",
+    "AMD Radeon PRO W7900": "W7900",
+    "Radeon RX 7900 XT": "RX-7900-XT",  # not the XTX
+    "AMD Radeon RX 7900 XTX": "RX-7900-XTX",  # "7900 xtx" is no card count ("8x h100"): None until 2026-12-04
+    "AMD Radeon VII": "Radeon-VII",
+    "AMD Instinct MI50": "MI50",
+    "AMD Radeon Instinct MI60": "MI60",
+    "AMD Instinct MI300A": "MI300A",  # the APU, not the MI300X
+    "Intel Arc A770": "Arc-A770",
     # newer cards
     "NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX-PRO-6000-Blackwell",
     "NVIDIA H200 NVL": "H200-NVL-141GB",
@@ -121,10 +147,9 @@ def test_names_resolve(name, card):
 
 def test_variants_the_catalog_lacks():
     res = CardResolver()
-    assert missing_variant("RTX 4080 SUPER", res.resolve("RTX 4080 SUPER")) == ["super"]
-    assert missing_variant("RTX 4070 Ti SUPER", res.resolve("RTX 4070 Ti SUPER")) == ["super"]  # the Ti is there
-    assert missing_variant("NVIDIA GeForce RTX 3070 Ti", res.resolve("NVIDIA GeForce RTX 3070 Ti")) == ["ti"]
-    for name in ("RTX 3060 Ti", "rtx3080ti", "RX 7900 XTX", "RTX 2080 SUPER", "NVIDIA H100 80GB HBM3"):
+    assert missing_variant("RTX 2060 SUPER", res.resolve("RTX 2060 SUPER")) == ["super"]
+    assert missing_variant("RTX 4060 Ti SUPER", res.resolve("RTX 4060 Ti SUPER")) == ["super"]  # the Ti is there
+    for name in ("RTX 3060 Ti", "rtx3080ti", "RX 7900 XTX", "RX 7900 XT", "RTX 2080 SUPER", "NVIDIA H100 80GB HBM3"):
         assert missing_variant(name, res.resolve(name)) == [], name
     assert missing_variant("Unknown 9000 Ti", None) == []  # no card: the "no specs" note says it
 
@@ -259,16 +284,24 @@ def test_geforce_tensor_peaks_agree_with_their_fp32_peaks():
     res = CardResolver()
     twice = ["RTX 3060", "RTX 3070", "RTX 3080", "RTX 3080 Ti", "RTX 3090", "RTX 4070", "RTX 4070 Ti", "RTX 4080", "RTX 4090"]
     twice += ["RTX 5080", "RTX 5090", "RTX 3060 Ti", "RTX 4060 Ti", "RTX 4060 Ti 16GB"]
+    twice += ["RTX 3050", "RTX 3070 Ti", "RTX 3090 Ti", "RTX 4060", "RTX 4070 SUPER", "RTX 4070 Ti SUPER", "RTX 4080 SUPER"]
+    twice += ["RTX 5060 Ti", "RTX 5060 Ti 16GB", "RTX 5070", "RTX 5070 Ti"]
     for name in twice:
         card = res.resolve(name)
         assert card.bf16_tflops / card.fp32_tflops == pytest.approx(2.0, rel=0.01), name
-    for name in ("RTX 2080", "RTX 2080 Ti", "RTX 2070 SUPER", "RTX 2080 SUPER"):
+    for name in ("RTX 2080", "RTX 2080 Ti", "RTX 2070 SUPER", "RTX 2080 SUPER", "RTX 2060"):
         card = res.resolve(name)
         assert card.bf16_tflops / card.fp32_tflops == pytest.approx(4.0, rel=0.01), name
     # 8-bit at FP16 accumulate: four times the BF16 figure
-    for name in ("RTX 4060 Ti", "RTX 4070", "RTX 4070 Ti", "RTX 4080", "RTX 5080"):
+    for name in ("RTX 4060 Ti", "RTX 4070", "RTX 4070 Ti", "RTX 4080", "RTX 5080", "RTX 4060", "RTX 4070 SUPER"):
         card = res.resolve(name)
         assert card.p8 / card.bf16_tflops == pytest.approx(4.0, rel=0.01), name
+    for name in ("RTX 4070 Ti SUPER", "RTX 4080 SUPER", "RTX 5060 Ti", "RTX 5070", "RTX 5070 Ti"):
+        card = res.resolve(name)
+        assert card.p8 / card.bf16_tflops == pytest.approx(4.0, rel=0.01), name
+    for name in ("RTX 5060 Ti", "RTX 5070", "RTX 5070 Ti"):  # 4-bit: eight times (RTX 5080: 900.4 / 112.6)
+        card = res.resolve(name)
+        assert card.p4 / card.bf16_tflops == pytest.approx(8.0, rel=0.01), name
 
 
 def test_mig_slices_take_their_share_of_the_card():
@@ -305,3 +338,18 @@ def test_a_mig_slice_predicts_below_its_card():
     one, three, whole = ThroughputModel().fit(m).predict(q)
     assert whole == pytest.approx(3.0) and 0 < one < three < whole
     assert three < 0.6 * whole  # 3/7 of the SMs, half the bandwidth
+
+
+def test_cards_added_on_2026_12_04_keep_their_sources_arithmetic():
+    # figures of models/catalog_supplement.csv that follow from others (sources column)
+    res = CardResolver()
+    mi300a, mi300x = res.resolve("MI300A"), res.resolve("MI300X")
+    assert mi300a.bf16_tflops / mi300x.bf16_tflops == pytest.approx(228 / 304, rel=0.01)  # compute units
+    assert mi300a.p8 / mi300x.p8 == pytest.approx(228 / 304, rel=0.01)
+    assert res.resolve("RTX 5000 Ada").bf16_tflops == pytest.approx(100 * 2550 * 1024 / 1e6, rel=0.01)  # SMs x boost
+    assert res.resolve("RTX 4000 Ada").mem_bw_gbs == pytest.approx(160 * 18 / 8)  # bus bits x Gbps / 8
+    for name in ("Radeon VII", "MI50", "MI60"):  # Vega 20: packed FP16, no matrix units
+        assert not has_tensor(res.resolve(name)), name
+    assert has_tensor(res.resolve("Arc A770"))  # XMX: 8x its FP32 vector rate
+    # RDNA3's WMMA is twice its dual-issue FP32 figure: read as the RX 7900 XTX is
+    assert has_tensor(res.resolve("W7900")) == has_tensor(res.resolve("RX 7900 XT")) == has_tensor(res.resolve("RX 7900 XTX"))

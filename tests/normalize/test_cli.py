@@ -99,13 +99,15 @@ def test_cards_file_wins(files, tmp_path, write):
 def test_variant_read_as_its_base_card_is_noted(tmp_path, capsys):
     # a SUPER or Ti the catalog lacks takes its base card's figures: said on stderr, from either file
     m, q = tmp_path / "M.csv", tmp_path / "Q.csv"
-    m.write_text("workload,card_type,cards,throughput\nllm,RTX 4080 SUPER,1,50\nllm,RTX 3080 Ti,1,40\nllm,RTX 3060 Ti,1,25\n")
-    q.write_text("workload,card_type,cards\nllm,RTX 3070 Ti,1\nllm,RTX 4090,1\n")
+    m.write_text("workload,card_type,cards,throughput\nllm,RTX 2060 SUPER,1,50\nllm,RTX 3080 Ti,1,40\nllm,RTX 3060 Ti,1,25\n")
+    # a name no card has (no 4060 Ti SUPER exists) reads as its base card too
+    q.write_text("workload,card_type,cards\nllm,RTX 4060 Ti SUPER,1\nllm,RTX 4090,1\nllm,RTX 4080 SUPER,1\n")
     status = main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(tmp_path / "P.csv")])
     assert status == 0
     note = next(line for line in capsys.readouterr().err.splitlines() if "read as that card" in line)
-    assert "'RTX 3070 Ti' as RTX-3070" in note and "'RTX 4080 SUPER' as RTX-4080" in note
+    assert "'RTX 4060 Ti SUPER' as RTX-4060-Ti" in note and "'RTX 2060 SUPER' as RTX-2060" in note
     assert "3080 Ti" not in note and "3060 Ti" not in note and "4090" not in note  # cards of their own
+    assert "4080 SUPER" not in note  # in the catalog since 2026-12-04
 
 
 def test_subprocess_interface(files, tmp_path):

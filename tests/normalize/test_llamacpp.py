@@ -31,10 +31,12 @@ def test_rows_as_published(llamacpp):
     assert _cell(d, "llamacpp-llama3/70B F16 pp8192", "4090 24GB", 8) == 1995.85
     assert _cell(d, "llamacpp-llama2/7B q4_0 tg", "H100 PCIe 80GB", 1) == 133.77
     assert d[(d["workload"] == "llamacpp-llama3/8B F16 tg8192") & (d["card_type"] == "4080 16GB")].empty
-    assert not d["card_type"].str.contains("M2 Ultra|RTX 4000 Ada|RTX 5000 Ada").any()
-    # the RTX 4070 Ti's eight rows since its catalog entry (2026-12-04; README: 8B Q4_K_M tg1024 82.21): 82 + 238 rows
+    assert not d["card_type"].str.contains("M2 Ultra|M3 Max").any()
+    # the RTX 4070 Ti's eight rows since its catalog entry (2026-12-04; README: 8B Q4_K_M tg1024 82.21), the RTX
+    # 4000 / 5000 Ada's 14 + 4 since theirs (the same day; 7B f16 tg on one 4000 Ada 22.96): 100 + 238 rows
     assert _cell(d, "llamacpp-llama3/8B Q4_K_M tg1024", "4070 Ti 12GB", 1) == 82.21
-    assert len(d) == 320 and (d["throughput"] > 0).all()
+    assert _cell(d, "llamacpp-llama2/7B f16 tg", "RTX 4000 Ada 20GB", 1) == 22.96
+    assert len(d) == 338 and (d["throughput"] > 0).all()
 
 
 def _loco(d: pd.DataFrame) -> pd.Series:
