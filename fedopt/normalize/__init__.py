@@ -6,7 +6,8 @@
   on other cards (``speedups``: a workload x card table against a reference card);
   ``evaluate``: leave-one-card-out against spec-ratio baselines; ``plots``: its figure;
 - ``table.rate_table``: an instance's job (class) x card type rate table;
-- ``catalog``, ``cards``: the accelerator catalog and card names matched to it.
+- ``catalog``, ``cards``: the accelerator catalog and card names matched to it; ``catalog_view``:
+  both as pandas frames (``catalog_frame``, ``resolution_frame``: what each name resolves to, how).
 
 docs/normalize.md describes the model, the profile fields and the evaluation.
 """
@@ -20,6 +21,10 @@ def __getattr__(name: str):
         from fedopt.normalize.table import rate_table
 
         return rate_table
+    if name in ("catalog_frame", "resolution_frame"):
+        from fedopt.normalize import catalog_view
+
+        return getattr(catalog_view, name)
     if name == "ThroughputModel":
         from fedopt.normalize.model import ThroughputModel
 
@@ -27,4 +32,4 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-__all__ = ["CardSpec", "ThroughputModel", "profile_rate", "rate_table"]
+__all__ = ["CardSpec", "ThroughputModel", "catalog_frame", "profile_rate", "rate_table", "resolution_frame"]

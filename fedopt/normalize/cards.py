@@ -548,35 +548,39 @@ class CardResolver:
     def resolve(self, name: str) -> Card | None:
         key = str(name)
         if key not in self._cache:
-            self._cache[key] = self._resolve(key)
+            self._cache[key] = self.match(key)[0]
         return self._cache[key]
 
-    def _resolve(self, name: str) -> Card | None:
+    def match(self, name: str) -> tuple[Card | None, str]:
+        """The card a name resolves to and how (``--cards id``, ``--cards family``, ``MIG slice``,
+        ``catalog id or alias``, ``catalog family``; without a card: ``laptop part``, ``no family``,
+        ``family not in the catalog``): what ``normalize --resolve`` shows a user."""
         comp = _compact(name)
         if not comp:
-            return None
+            return None, "empty name"
         for cid, card in self.extra.items():
             if _compact(cid) == comp:
-                return card
+                return card, "--cards id"
         if (mig := mig_profile(name)) is not None:
-            return self._mig_slice(name, *mig)
+            card = self._mig_slice(name, *mig)
+            return card, "MIG slice" if card is not None else "MIG slice of a card without MIG"
         fam = family(name)
         if fam is not None and _LAPTOP.search(clean_name(name)):
-            return None  # a laptop part runs far below its desktop namesake's clocks and power
+            return None, "laptop part"  # it runs far below its desktop namesake's clocks and power
         if self.extra and fam is not None:
             form = _form(name)
             # a user's card of the same family, unless the name asks for another form (PCIe vs SXM)
             hits = [c for cid, c in self.extra.items() if family(cid) == fam and form in (None, _form(cid) or "sxm")]
             if hits:
-                return self._best(name, hits)
+                return self._best(name, hits), "--cards family"
         if comp in self._aliases:
-            return self.catalog[self._aliases[comp]]
+            return self.catalog[self._aliases[comp]], "catalog id or alias"
         if fam is None:
-            return None
+            return None, "no family"
         hits = [c for cid, c in self.catalog.items() if family(cid) == fam]
         if not hits:
-            return None
-        return self._best(name, hits)
+            return None, "family not in the catalog"
+        return self._best(name, hits), "catalog family"
 
     def _mig_slice(self, name: str, compute: int, slices: int, gb: float) -> Card | None:
         """The share of its card a MIG slice gets (``mig_profile``); None on a card without MIG."""

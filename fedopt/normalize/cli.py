@@ -5,6 +5,8 @@ normalize --evaluate [--measurements M.csv | --held-out] [--cards cards.json] [-
 normalize --measurements M.csv --speedups H100,A100,H20 [--count N] [--json]
 normalize --measurements M.csv --shares [--json]
 normalize --table instance.json [--by-job] [--json]
+normalize --catalog [--cards cards.json] [--json]
+normalize --resolve [NAME ...] [--measurements M.csv] [--query Q.csv] [--cards cards.json] [--json]
 normalize --calibrate | --calibrate-intervals
 """
 
@@ -364,6 +366,82 @@ def _table(args) -> int:
     return 0
 
 
+def _catalog(args) -> int:
+    from fedopt.normalize.catalog_view import card_sources, catalog_frame
+
+    res = _resolver(args)
+    tab = catalog_frame(res)
+    if args.json:
+        import json
+
+        import pandas as pd
+
+        records = [
+            {
+                "card": cid,
+                **{k: (None if pd.isna(v) else v) for k, v in row.items()},
+                "sources": card_sources(res.resolve(cid), res),
+            }
+            for cid, row in tab.iterrows()
+        ]
+        _out(json.dumps(records, indent=1))
+        return 0
+    _out(
+        f"{len(tab)} card types: dense peaks in TFLOPS (fp8: FP8, or INT8 where the card has none), memory GB, "
+        "bandwidths GB/s, power W; each figure's source: --json, or --resolve NAME"
+    )
+    _out(tab.to_string(float_format=lambda v: f"{v:g}", na_rep="-"))
+    return 0
+
+
+def _names_to_resolve(args) -> list[str]:
+    """--resolve's names, else every card name of --measurements and --query, in order of appearance."""
+    names = list(args.resolve)
+    if not names:
+        from fedopt.normalize.data import MEASUREMENT_COLUMNS, QUERY_COLUMNS, read_table
+
+        for path, cols, what in (
+            (args.measurements, MEASUREMENT_COLUMNS, "--measurements"),
+            (args.query, QUERY_COLUMNS, "--query"),
+        ):
+            if path:
+                names += [str(n) for n in read_table(path, cols, what)["card_type"]]
+    if not names:
+        raise InputError("--resolve", "give card names, or --measurements / --query files whose card names to resolve")
+    return list(dict.fromkeys(names))
+
+
+def _resolve_names(args) -> int:
+    from fedopt.normalize.catalog_view import FIGURES, card_sources, resolution_frame
+
+    res = _resolver(args)
+    tab = resolution_frame(_names_to_resolve(args), res)
+    if args.json:
+        import json
+
+        records = []
+        for row in tab.to_dict(orient="records"):
+            card = res.resolve(row["name"])
+            figures = {f: getattr(card, f) for f in FIGURES} if card is not None else {}
+            records.append({**row, "figures": figures, "sources": card_sources(card, res)})
+        _out(json.dumps(records, indent=1))
+        return 0
+    _out("each name's card (none: no specs, predicted as a typical card of the fit), how it matched, what it lacks")
+    _out(tab.to_string(index=False))
+    for cid in dict.fromkeys(c for c in tab["card"] if c):
+        card = res.resolve(cid)
+        given = {f: v for f in FIGURES if (v := getattr(card, f)) is not None}
+        _out(f"\n{cid}: " + ", ".join(f"{f} {v:.4g}" for f, v in given.items()))
+        if "-MIG-" in cid:
+            _out("  a MIG slice: its card's figures scaled to the slice (docs/normalize.md, Card names); the card's sources:")
+        by_source: dict[str, list[str]] = {}
+        for f, src in card_sources(card, res).items():
+            by_source.setdefault(src, []).append(f)
+        for src, fields in by_source.items():
+            _out(f"  {', '.join(fields)}: {src}")
+    return 0
+
+
 def _calibrate(args) -> int:
     from fedopt.normalize import calibrate
 
@@ -394,12 +472,16 @@ def cmd_normalize(args: argparse.Namespace) -> int:
     from fedopt.normalize.evaluate import use_cores
 
     use_cores()  # the command's folds (evaluations, calibrations, --interval's scale) on every core
-    modes = [m for m in ("evaluate", "table", "calibrate", "calibrate_intervals", "speedups", "shares") if getattr(args, m)]
-    predicting = args.query is not None or args.out is not None
+    modes = [
+        m for m in ("evaluate", "table", "calibrate", "calibrate_intervals", "speedups", "shares", "catalog") if getattr(args, m)
+    ]
+    modes += ["resolve"] if args.resolve is not None else []
+    predicting = (args.query is not None and args.resolve is None) or args.out is not None
     if len(modes) + predicting > 1:
         raise InputError(
             "normalize",
-            "choose one of --query/--out, --evaluate, --speedups, --shares, --table, --calibrate, --calibrate-intervals",
+            "choose one of --query/--out, --evaluate, --speedups, --shares, --table, --catalog, --resolve, --calibrate, "
+            "--calibrate-intervals",
         )
     if args.interval is not None and not predicting:
         raise InputError("--interval", "goes with --query/--out (bounds around each prediction)")
@@ -419,6 +501,8 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         "calibrate_intervals": _calibrate_intervals,
         "speedups": _speedups,
         "shares": _shares,
+        "catalog": _catalog,
+        "resolve": _resolve_names,
     }
     return run[modes[0]](args)
 
@@ -488,7 +572,14 @@ def add_normalize(sub) -> None:
     )
     p.add_argument("--table", metavar="instance.json", help="print the instance's rate table (job class x card type)")
     p.add_argument("--by-job", action="store_true", help="with --table: one row per job")
-    p.add_argument("--json", action="store_true", help="with --table, --speedups or --shares: JSON")
+    p.add_argument("--catalog", action="store_true", help="print every known card type's figures (the catalog, then --cards)")
+    p.add_argument(
+        "--resolve",
+        nargs="*",
+        metavar="NAME",
+        help="what card names resolve to, how, and each figure's source; no NAME: the card names of --measurements and --query",
+    )
+    p.add_argument("--json", action="store_true", help="with --table, --speedups, --shares, --catalog or --resolve: JSON")
     p.add_argument("--calibrate", action="store_true", help="refit models/normalize_params.json on every real set")
     p.add_argument(
         "--calibrate-intervals",
