@@ -266,7 +266,11 @@ def _basis_notes(basis, query, resolver, meas) -> None:
     unknown = sorted(c for c in set(query["card_type"]) if resolver.resolve(c) is None)
     if unknown:
         names = ", ".join(map(repr, unknown))
-        _out(f"fedopt: note: no specs for card type(s) {names}: a typical card, scaled by its own measurements if any", True)
+        _out(
+            f"fedopt: note: no specs for card type(s) {names}: a typical card, scaled by its own measurements if any "
+            "(normalize --resolve says why; --cards FILE gives a card's figures)",
+            True,
+        )
     names = sorted(set(meas["card_type"].astype(str)) | set(query["card_type"].astype(str)))
     approx = [f"{n!r} as {card.id}" for n in names if missing_variant(n, card := resolver.resolve(n))]
     if approx:

@@ -88,3 +88,12 @@ def test_catalog_modes_reject_bad_use(argv, path, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert path in err and "Traceback" not in err
+
+
+def test_prediction_names_cards_without_specs_and_where_to_look(tmp_path, capsys):
+    m, q = tmp_path / "M.csv", tmp_path / "Q.csv"
+    m.write_text("workload,card_type,cards,throughput\nllm,H100,1,10\nllm,A100,1,5\n")
+    q.write_text("workload,card_type,cards\nllm,Foo X1,1\nllm,L40S,1\n")
+    assert main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(tmp_path / "P.csv")]) == 0
+    note = next(line for line in capsys.readouterr().err.splitlines() if "no specs for card type" in line)
+    assert "'Foo X1'" in note and "L40S" not in note and "normalize --resolve" in note
