@@ -7,6 +7,7 @@ what ``normalize --catalog`` and ``normalize --resolve NAME`` print, and what no
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import pandas as pd
@@ -41,16 +42,20 @@ def catalog_frame(resolver: CardResolver | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("card").sort_index(kind="stable")
 
 
+@functools.cache
+def _catalog_sources() -> dict[str, dict[str, str]]:
+    """Card id -> its figures' sources, read once (``--catalog --json`` asks for every card's)."""
+    return {cid: dict(entry.get("sources", {})) for cid, entry in load_catalog().items()}
+
+
 def card_sources(card: Card | None, resolver: CardResolver | None = None) -> dict[str, str]:
     """Where each figure of a card comes from: the catalog's sources, ``--cards`` for a user's card;
     a MIG slice names its parent card's."""
     if card is None:
         return {}
-    res = resolver or CardResolver()
-    if card.id in res.extra:
+    if resolver is not None and card.id in resolver.extra:
         return {f: "--cards file" for f in FIGURES if getattr(card, f) is not None}
-    entry = load_catalog().get(card.id.split("-MIG-")[0], {})
-    return dict(entry.get("sources", {}))
+    return dict(_catalog_sources().get(card.id.split("-MIG-")[0], {}))
 
 
 def resolution_frame(names: Iterable[str], resolver: CardResolver | None = None) -> pd.DataFrame:
