@@ -26,6 +26,7 @@ from fedopt.errors import InputError, InputErrors
 from fedopt.k8s.config import FleetConfig
 from fedopt.k8s.kube import Node, granularity_of, parse_node, parse_pod, read_objects
 from fedopt.k8s.products import match_product, product_of_node
+from fedopt.normalize.cards import CardResolver
 from fedopt.normalize.catalog import load_catalog
 
 DEFAULT_PROFILE = {"tflop_per_unit": 1.0}  # compute-bound: rates follow the cards' BF16 TFLOPS
@@ -63,6 +64,7 @@ class _CardTypes:
 
     def __init__(self, cfg: FleetConfig):
         self.catalog = load_catalog()
+        self.resolver = CardResolver(catalog=self.catalog)  # one for every node's product label
         self.cfg = cfg
         self.custom = {}
         for i, ct in enumerate(cfg.card_types):
@@ -83,7 +85,7 @@ class _CardTypes:
         cid = self.cfg.products.get(name)
         if cid is not None and cid in self.custom:
             return self._add_custom(cid)
-        cid = match_product(cid or name, self.catalog)
+        cid = match_product(cid or name, self.catalog, self.resolver)
         return None if cid is None else self._add_catalog(cid)
 
     def _add_custom(self, name: str) -> str:
@@ -107,7 +109,7 @@ class _CardTypes:
         return tid
 
     def of_node(self, node: Node, resource: str, cluster: str) -> str:
-        m = product_of_node(node.labels, resource, self.catalog, self.cfg.products, self.cfg.product_labels)
+        m = product_of_node(node.labels, resource, self.catalog, self.cfg.products, self.cfg.product_labels, self.resolver)
         tid = None
         if m.catalog_id is not None:
             tid = self._add_custom(m.catalog_id) if m.catalog_id in self.custom else self.resolve(m.catalog_id)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from fedopt.normalize.cards import CardResolver
+
 # Extended resources that are whole accelerator cards, and the labels that name their product,
 # most specific first. A resource name ending in a product (huawei.com/Ascend910B) names it too.
 RESOURCE_LABELS: dict[str, tuple[str, ...]] = {
@@ -52,37 +54,20 @@ RESOURCE_OF_VENDOR = {
     "intel": "habana.ai/gaudi",
 }
 
-# (pattern on the normalized product string, catalog id); first match wins. Normalized = upper
-# case, '_' and ' ' as '-', vendor prefixes removed (see _normalize).
+# Strings of Kubernetes labels that no card name has (product names themselves are matched by the
+# card-name resolver that `normalize` uses, fedopt.normalize.cards.CardResolver): (pattern on the
+# normalized string, catalog id); first match wins. Normalized = upper case, '_' and ' ' as '-',
+# vendor prefixes removed (see _normalize).
 _PATTERNS: list[tuple[str, str]] = [
-    (r"^B200\b", "B200-SXM-180GB"),
-    (r"^H200\b", "H200-SXM-141GB"),
-    (r"^H800\b", "H800-SXM-80GB"),
-    (r"^H20\b", "H20-96GB"),
-    (r"^H100\b.*\bPCIE\b", "H100-PCIe-80GB"),
-    (r"^H100\b(?!.*\bNVL\b)", "H100-SXM-80GB"),  # H100-80GB-HBM3, H100-SXM5-80GB, GKE h100-80gb / h100-mega-80gb
-    (r"^A800\b", "A800-SXM4-80GB"),
-    (r"^A100\b.*\bPCIE\b.*\b80GB\b|^A100-80GB-PCIE\b", "A100-PCIe-80GB"),
-    (r"^A100\b(?!.*\bPCIE\b).*\b40GB\b", "A100-SXM4-40GB"),
-    (r"^A100\b(?!.*\bPCIE\b).*\b80GB\b", "A100-SXM4-80GB"),
-    (r"^A10G\b", "A10G"),
-    (r"^A10\b", "A10"),
-    (r"^A30\b", "A30"),
-    (r"^L40S\b", "L40S"),
-    (r"^L40\b", "L40"),
-    (r"^L20\b", "L20"),
-    (r"^L4\b", "L4"),
-    (r"^T4\b", "T4"),
-    (r"^V100\b.*\bPCIE\b.*\b16GB\b", "V100-PCIe-16GB"),
-    (r"^V100\b.*\bSXM2\b.*\b32GB\b", "V100-SXM2-32GB"),
-    (r"^P100\b.*\b16GB\b", "P100-16GB"),
-    (r"^K80\b", "K80"),
-    (r"^MI300X\b", "MI300X"),
     (r"^74A1$", "MI300X"),  # PCI device id the AMD node labeller reports
-    (r"^(ASCEND-?)?910B\w*\b", "Ascend-910B"),  # Ascend910B, 910B3, Ascend910B4
     (r"^(MODULE|CARD)-910B\b", "Ascend-910B"),  # accelerator-type of Atlas 800T A2 / 300T A2
-    (r"^GAUDI2\b", "Gaudi2"),
 ]
+# Cloud accelerator labels whose product a card name would misread: GKE's nvidia-tesla-a100 is the
+# 40 GB A100 (its 80 GB one is nvidia-a100-80gb), where a bare "A100" is the catalog's 80 GB alias
+_CLOUD_LABELS = {"nvidia-tesla-a100": "A100-SXM4-40GB"}
+# The Ascend device plugin's resource name, also written as a label: it covers the 910 and the 910B
+# alike, so it names no product (a bare "Ascend 910" elsewhere is the first chip)
+_NOT_A_PRODUCT = re.compile(r"^(ASCEND-?)?910$")
 _PREFIXES = ("NVIDIA-", "TESLA-", "GEFORCE-", "AMD-", "INSTINCT-", "RADEON-", "HUAWEI-", "INTEL-", "HABANA-")
 
 
@@ -97,24 +82,31 @@ def _normalize(value: str) -> str:
     return s
 
 
-def match_product(value: str, catalog: dict[str, dict]) -> str | None:
+def match_product(value: str, catalog: dict[str, dict], resolver: CardResolver | None = None) -> str | None:
     """Catalog id of a product label value (or resource-name suffix), or None if unknown.
 
-    An exact catalog id or alias (any case) wins; then the vendor naming patterns. Bare family
+    An exact catalog id or alias (any case) wins; then the label strings no card name has (device
+    ids, accelerator types); then the card-name resolver ``normalize`` uses (``resolver``, one made
+    on ``catalog`` if not given), with a MIG product read as the card it is cut from. Bare family
     names without a memory size (``A100``, ``V100``) resolve as the catalog's aliases do.
     """
-    if not value:
+    if not value or not value.strip():
         return None
+    cid = _CLOUD_LABELS.get(value.strip().lower())
+    if cid in catalog:
+        return cid
     by_lower = {k.lower(): k for k in catalog}
-    if value.strip().lower() in by_lower:
-        return catalog[by_lower[value.strip().lower()]]["id"]
     s = _normalize(value)
-    if s.lower() in by_lower:
-        return catalog[by_lower[s.lower()]]["id"]
+    for v in (value.strip().lower(), s.lower()):
+        if v in by_lower:
+            return catalog[by_lower[v]]["id"]
     for pattern, cid in _PATTERNS:
         if re.search(pattern, s) and cid in catalog:
             return cid
-    return None
+    if _NOT_A_PRODUCT.search(s):
+        return None
+    card = (resolver or CardResolver(catalog=catalog)).whole_card(value)
+    return card.id if card is not None and card.id in catalog else None
 
 
 @dataclass(frozen=True)
@@ -130,10 +122,12 @@ def product_of_node(
     catalog: dict[str, dict],
     overrides: dict[str, str] | None = None,
     extra_label_keys: tuple[str, ...] = (),
+    resolver: CardResolver | None = None,
 ) -> ProductMatch:
     """Product of the cards of ``resource`` on a node with ``labels``.
 
-    ``overrides`` maps exact label values to catalog (or config) ids and is asked first.
+    ``overrides`` maps exact label values to catalog (or config) ids and is asked first;
+    ``resolver``: the card-name resolver on ``catalog`` (``match_product``), reused across nodes.
     Returns ``ProductMatch(None, None, None)`` when no label names a product at all.
     """
     overrides = overrides or {}
@@ -146,7 +140,7 @@ def product_of_node(
     for key, value in candidates:
         if value in overrides:
             return ProductMatch(overrides[value], key, value)
-        cid = match_product(value, catalog)
+        cid = match_product(value, catalog, resolver)
         if cid is not None:
             return ProductMatch(cid, key, value)
         if first_named is None and key not in ("accelerator", "servertype"):

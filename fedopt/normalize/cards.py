@@ -582,21 +582,31 @@ class CardResolver:
             return None, "family not in the catalog"
         return self._best(name, hits), "catalog family"
 
-    def _mig_slice(self, name: str, compute: int, slices: int, gb: float) -> Card | None:
-        """The share of its card a MIG slice gets (``mig_profile``); None on a card without MIG."""
+    def whole_card(self, name: str) -> Card | None:
+        """The card a name is on: a MIG slice's parent card (``A100-SXM4-40GB-MIG-1g.5gb``: the
+        A100 40GB, as a node label names the cards it carries), else the card the name resolves to."""
+        if (mig := mig_profile(name)) is not None:
+            return self._mig_parent(name, mig[1], mig[2])
+        return self.resolve(name)
+
+    def _mig_parent(self, name: str, slices: int, gb: float) -> Card | None:
+        """The card a MIG slice is cut from; None on a card without MIG or with fewer slices."""
         fam = family(name)
-        if fam not in _MIG_FAMILIES:
+        if fam not in _MIG_FAMILIES or slices > _MIG_SLICES.get(fam, 7):
             return None
         whole = _MIG_SLICES.get(fam, 7)
-        if slices > whole:
-            return None
         parent_name = _MIG.sub(" ", clean_name(name))
         if _memory(parent_name) is None:  # the card's memory from the slice's: 1g.5gb is an A100 40GB's
             share = slices / whole if whole != 7 else _MIG_MEM_SLICES.get(slices, slices) / 8
             parent_name += f" {round(gb / share)}gb"
-        parent = self.resolve(parent_name)
+        return self.resolve(parent_name)
+
+    def _mig_slice(self, name: str, compute: int, slices: int, gb: float) -> Card | None:
+        """The share of its card a MIG slice gets (``mig_profile``); None on a card without MIG."""
+        parent = self._mig_parent(name, slices, gb)
         if parent is None:
             return None
+        whole = _MIG_SLICES.get(family(name) or "", 7)
         sm = compute / whole
         mem = min(1.0, gb / parent.memory_gb) if parent.memory_gb else sm
         peaks = ("bf16_tflops", "fp32_tflops", "fp8_tflops", "fp4_tflops", "power_w")

@@ -39,13 +39,33 @@ CATALOG = load_catalog()
         ("module-910b-8", "Ascend-910B"),
         ("H100", "H100-SXM-80GB"),  # the catalog's own aliases
         ("Ascend-910B", "Ascend-910B"),
+        # through normalize's card-name resolver since 2026-12-04: the PCIe / NVL parts were read as
+        # the SXM ones before, the rest as unknown products
+        ("NVIDIA-H200-NVL", "H200-NVL-141GB"),
+        ("NVIDIA-H800-PCIe", "H800-PCIe-80GB"),
+        ("NVIDIA-A800-80GB-PCIe", "A800-PCIe-80GB"),
+        ("NVIDIA-RTX-6000-Ada-Generation", "RTX-6000-Ada"),
+        ("NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition", "RTX-PRO-6000-Blackwell"),
+        ("NVIDIA-GH200-480GB", "GH200-96GB"),  # Grace's 480 GB beside 96 GB of HBM3
+        ("NVIDIA-B300-SXM6-AC", "B300-SXM-288GB"),
+        ("NVIDIA-GeForce-RTX-4090", "RTX-4090"),
+        ("AMD_Instinct_MI325X", "MI325X"),
+        ("HL-325L", "Gaudi3"),
+        ("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", "A100-SXM4-40GB"),  # a MIG product: the card it is cut from
+        ("NVIDIA-H100-80GB-HBM3-MIG-1g.10gb", "H100-SXM-80GB"),
+        ("nvidia-tesla-a100", "A100-SXM4-40GB"),  # GKE: the 40 GB card, not the bare alias's 80 GB
+        ("nvidia-a100-80gb", "A100-SXM4-80GB"),
     ],
 )
 def test_product_labels_map_to_the_catalog(label, expected):
     assert match_product(label, CATALOG) == expected
 
 
-@pytest.mark.parametrize("label", ["ACME-Z9000", "NVIDIA-Quadro-Z1", "", "  "])
+@pytest.mark.parametrize(
+    "label",
+    # the Ascend plugin's resource name covers 910 and 910B; a laptop part has no specs
+    ["ACME-Z9000", "NVIDIA-Quadro-Z1", "", "  ", "huawei-Ascend910", "Ascend910", "NVIDIA-GeForce-RTX-4090-Laptop-GPU"],
+)
 def test_unknown_products_are_not_guessed(label):
     assert match_product(label, CATALOG) is None
 
