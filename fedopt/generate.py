@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fedopt.errors import InputError
 from fedopt.normalize.catalog import card_type
 from fedopt.normalize.roofline import CardSpec, profile_rate
 
@@ -96,7 +97,12 @@ WORKLOADS = {
 def _philly() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(num_gpus, duration seconds, virtual cluster) of every Philly job."""
     sizes, durations, vcs = [], [], []
-    with open(SHARED_DATA / "philly" / "philly.csv", newline="") as fh:
+    path = SHARED_DATA / "philly" / "philly.csv"
+    if not path.is_file():  # a regular install has the package only, not the public traces
+        raise InputError(
+            "shared data", f"not found: {path} (the public traces of the source tree; FEDOPT_SHARED_DATA names their directory)"
+        )
+    with open(path, newline="") as fh:
         for row in csv.DictReader(fh):
             sizes.append(int(row["num_gpus"]))
             durations.append(float(row["duration"]))

@@ -48,3 +48,19 @@ def test_committed_examples_are_the_generators_output(preset):
     path = Path(__file__).parent.parent / "instances" / "examples" / f"fleet-{preset}.json"
     committed = json.loads(path.read_text())
     assert generate(preset, seed=1, name=committed["name"]) == committed
+
+
+def test_without_the_public_traces_generate_says_where_it_looked(monkeypatch, tmp_path, capsys):
+    # a regular install ships the package, not ../shared/data: exit 2 naming the file, no traceback
+    import fedopt.generate as gen
+    from fedopt.cli import main
+
+    monkeypatch.setattr(gen, "SHARED_DATA", tmp_path / "nowhere")
+    gen._philly.cache_clear()
+    try:
+        assert main(["generate", "--preset", "s", "--seed", "1", "-o", str(tmp_path / "g.json")]) == 2
+    finally:
+        gen._philly.cache_clear()
+    err = capsys.readouterr().err
+    assert "nowhere/philly/philly.csv" in err and "FEDOPT_SHARED_DATA" in err and "Traceback" not in err
+    assert not (tmp_path / "g.json").exists()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from fedopt.instance.schema import CardType
 
-MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"  # fedopt/models: shipped in the wheel (package data)
 CATALOG_PATH = MODELS_DIR / "catalog.json"
 SHARED_SPECS = Path(__file__).resolve().parents[3] / "shared" / "data" / "gpu_specs"
 
