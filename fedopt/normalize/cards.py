@@ -240,6 +240,7 @@ _FAMILIES = [
     ("rtx5000ada", r"\b(rtx )?5000 ?ada\b"),
     ("rtx4500ada", r"\b(rtx )?4500 ?ada\b"),
     ("rtx4000ada", r"\b(rtx )?4000 ?ada\b"),
+    ("rtxpro6000maxq", r"\brtx ?pro ?6000\b.*\bmax ?q\b"),  # the 300 W workstation card, not a laptop part
     ("rtxpro6000", r"\brtx ?pro ?6000\b"),
     ("rtxpro4500", r"\brtx ?pro ?4500\b"),
     ("quadrortx6000", r"\b(quadro )?rtx ?6000\b"),
@@ -296,6 +297,7 @@ _FAMILIES = [
     ("mlu370", r"\bmlu ?370"),
 ]
 _FAMILY_RE = [(fam, re.compile(pat)) for fam, pat in _FAMILIES]
+_DESKTOP_MAX_Q = frozenset({"rtxpro6000maxq"})  # "Max-Q" in a desktop card's name: a power level, not a laptop
 _LAPTOP = re.compile(r"\bmax ?q\b|\bmobile\b|\blaptop\b|\bnotebook\b")
 _FORMS = {"nvl": r"\bnvl\b", "sxm": r"\bsxm|\boam\b", "pcie": r"\bpcie\b|\bpci e\b|\bpci\b"}
 
@@ -334,6 +336,7 @@ ARCH = {
     "rtx4500ada": "nvidia-ada",
     "rtx4000ada": "nvidia-ada",
     "rtxpro6000": "nvidia-blackwell",
+    "rtxpro6000maxq": "nvidia-blackwell",
     "rtxpro4500": "nvidia-blackwell",
     "p100": "nvidia-pascal",
     "p40": "nvidia-pascal",
@@ -491,9 +494,10 @@ def _memory(name: str) -> float | None:
 # memory its name gives, with that share of the memory slices, hence of the bandwidth and L2; no
 # GPU-to-GPU peer traffic (NVLink or PCIe), so collectives go through the host.
 _MIG = re.compile(r"\bmig ?(?:(\d) ?c )?(\d) ?g (\d+) ?gb\b")
-_MIG_SLICES = {"a30": 4, "rtxpro6000": 4}  # compute slices of a whole card: 7 on every other MIG part
+_MIG_SLICES = {"a30": 4, "rtxpro6000": 4, "rtxpro6000maxq": 4}  # compute slices of a whole card: 7 on every other MIG part
 _MIG_FAMILIES = frozenset(
-    {"a100", "a800", "a30", "h100", "h800", "h20", "h200", "gh200", "b200", "gb200", "b300", "gb300", "rtxpro6000"}
+    {"a100", "a800", "a30", "h100", "h800", "h20", "h200", "gh200", "b200", "gb200", "b300", "gb300"}
+    | {"rtxpro6000", "rtxpro6000maxq"}
 )
 _MIG_MEM_SLICES = {1: 1, 2: 2, 3: 4, 4: 4, 7: 8}  # of 8 memory slices on 7-slice parts (A100, H100, B200 ...)
 
@@ -565,7 +569,7 @@ class CardResolver:
             card = self._mig_slice(name, *mig)
             return card, "MIG slice" if card is not None else "MIG slice of a card without MIG"
         fam = family(name)
-        if fam is not None and _LAPTOP.search(clean_name(name)):
+        if fam is not None and fam not in _DESKTOP_MAX_Q and _LAPTOP.search(clean_name(name)):
             return None, "laptop part"  # it runs far below its desktop namesake's clocks and power
         if self.extra and fam is not None:
             form = _form(name)

@@ -96,6 +96,9 @@ NAMES = {
     "AMD Radeon Instinct MI60": "MI60",
     "AMD Instinct MI300A": "MI300A",  # the APU, not the MI300X
     "Intel Arc A770": "Arc-A770",
+    # "Max-Q" here is the 300 W workstation card, not a laptop part (None until 2026-12-04)
+    "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition": "RTX-PRO-6000-Blackwell-Max-Q",
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": "RTX-PRO-6000-Blackwell",
     # newer cards
     "NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX-PRO-6000-Blackwell",
     "NVIDIA H200 NVL": "H200-NVL-141GB",
