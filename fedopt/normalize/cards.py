@@ -243,6 +243,10 @@ _FAMILIES = [
     ("rtxpro6000maxq", r"\brtx ?pro ?6000\b.*\bmax ?q\b"),  # the 300 W workstation card, not a laptop part
     ("rtxpro6000", r"\brtx ?pro ?6000\b"),
     ("rtxpro4500", r"\brtx ?pro ?4500\b"),
+    ("rtxpro5000", r"\brtx ?pro ?5000\b"),
+    ("rtxpro4000", r"\brtx ?pro ?4000\b"),
+    ("rtxpro2000", r"\brtx ?pro ?2000\b"),
+    ("gb10", r"\bgb10\b|\bdgx ?spark\b"),  # DGX Spark's Grace Blackwell chip
     ("quadrortx6000", r"\b(quadro )?rtx ?6000\b"),
     ("quadrortx8000", r"\b(quadro )?rtx ?8000\b"),
     ("rtx4090", r"\b(rtx )?4090 ?d?\b"),  # the 4090 D (China) takes the 4090: same memory, ~11% fewer SMs
@@ -338,6 +342,10 @@ ARCH = {
     "rtxpro6000": "nvidia-blackwell",
     "rtxpro6000maxq": "nvidia-blackwell",
     "rtxpro4500": "nvidia-blackwell",
+    "rtxpro5000": "nvidia-blackwell",
+    "rtxpro4000": "nvidia-blackwell",
+    "rtxpro2000": "nvidia-blackwell",
+    "gb10": "nvidia-blackwell",
     "p100": "nvidia-pascal",
     "p40": "nvidia-pascal",
     "v100": "nvidia-volta",

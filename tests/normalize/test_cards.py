@@ -99,6 +99,11 @@ NAMES = {
     # "Max-Q" here is the 300 W workstation card, not a laptop part (None until 2026-12-04)
     "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition": "RTX-PRO-6000-Blackwell-Max-Q",
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": "RTX-PRO-6000-Blackwell",
+    "NVIDIA RTX PRO 5000 Blackwell": "RTX-PRO-5000-Blackwell",
+    "NVIDIA RTX PRO 4000 Blackwell": "RTX-PRO-4000-Blackwell",
+    "NVIDIA RTX PRO 2000 Blackwell": "RTX-PRO-2000-Blackwell",
+    "NVIDIA DGX Spark": "GB10",
+    "NVIDIA GB10": "GB10",
     # newer cards
     "NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX-PRO-6000-Blackwell",
     "NVIDIA H200 NVL": "H200-NVL-141GB",
@@ -288,10 +293,15 @@ def test_geforce_tensor_peaks_agree_with_their_fp32_peaks():
     twice = ["RTX 3060", "RTX 3070", "RTX 3080", "RTX 3080 Ti", "RTX 3090", "RTX 4070", "RTX 4070 Ti", "RTX 4080", "RTX 4090"]
     twice += ["RTX 5080", "RTX 5090", "RTX 3060 Ti", "RTX 4060 Ti", "RTX 4060 Ti 16GB"]
     twice += ["RTX 3050", "RTX 3070 Ti", "RTX 3090 Ti", "RTX 4060", "RTX 4070 SUPER", "RTX 4070 Ti SUPER", "RTX 4080 SUPER"]
-    twice += ["RTX 5060 Ti", "RTX 5060 Ti 16GB", "RTX 5070", "RTX 5070 Ti"]
+    twice += ["RTX 5060 Ti", "RTX 5060 Ti 16GB", "RTX 5070", "RTX 5070 Ti", "GB10"]  # DGX Spark's GPU rates as GeForce
     for name in twice:
         card = res.resolve(name)
         assert card.bf16_tflops / card.fp32_tflops == pytest.approx(2.0, rel=0.01), name
+    # workstation Blackwell (RTX PRO): full rate at FP32 accumulate, 1024 FLOPs per SM per clock, four
+    # times the FP32 vector rate (RTX PRO 6000: 500 / 125)
+    for name in ("RTX PRO 6000", "RTX PRO 6000 Max-Q", "RTX PRO 5000", "RTX PRO 4500", "RTX PRO 4000", "RTX PRO 2000"):
+        card = res.resolve(name)
+        assert card.bf16_tflops / card.fp32_tflops == pytest.approx(4.0, rel=0.02), name
     for name in ("RTX 2080", "RTX 2080 Ti", "RTX 2070 SUPER", "RTX 2080 SUPER", "RTX 2060"):
         card = res.resolve(name)
         assert card.bf16_tflops / card.fp32_tflops == pytest.approx(4.0, rel=0.01), name
