@@ -180,12 +180,12 @@ def arch_bias(params: dict | None = None, shrink: float = ARCH_BIAS_SHRINK) -> d
     return out
 
 
-def fit_settings(priors: bool = True, exclude: tuple[str, ...] | None = None, replicas: bool = False) -> dict:
+def fit_settings(priors: bool = True, exclude: tuple[str, ...] | None = None, replicas: bool | str = False) -> dict:
     """Keyword arguments of ``ThroughputModel`` (and the evaluations) that fit a user's file as
     the command does: the calibrated scale-out slowdown, and unless ``priors`` is False the card
     and architecture priors. ``exclude`` names data sets (``source`` values) the priors must not
     have seen: they are then calibrated afresh without them (for evaluating those sets).
-    ``replicas``: as ``normalize --replicas`` (``Hyper.replicas``; the priors are the same)."""
+    ``replicas``: as ``normalize --replicas [PATTERNS]`` (``Hyper.replicas``; the priors are the same)."""
     params = load_params() if exclude is None else _params_without(tuple(sorted(exclude)))
     out: dict = {"hyper": Hyper(**scaleout_hyper(params), replicas=replicas)}
     if priors:

@@ -1,6 +1,6 @@
 """``python -m fedopt normalize``: predict throughputs, evaluate the model, print an instance's rate table.
 
-normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json] [--interval 0.8]
+normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json] [--interval 0.8] [--replicas [PATTERNS]]
 normalize --evaluate [--measurements M.csv | --held-out] [--cards cards.json] [--by-card] [--plot FILE.png]
 normalize --measurements M.csv --speedups H100,A100,H20 [--count N] [--json]
 normalize --measurements M.csv --shares [--json]
@@ -174,7 +174,7 @@ def _evaluate(args) -> int:
         if args.replicas:  # no priors here (the shared evaluation never had them), only the rule
             from fedopt.normalize.model import Hyper
 
-            fit_as = {"hyper": Hyper(replicas=True)}
+            fit_as = {"hyper": Hyper(replicas=args.replicas)}
     if args.profiles:
         sets = "the held-out sets of data/" if args.held_out else what
         return _evaluate_profiles(args, data, sets, resolver)
@@ -606,9 +606,13 @@ def add_normalize(sub) -> None:
     p.add_argument("--no-priors", action="store_true", help="no calibrated card or architecture priors")
     p.add_argument(
         "--replicas",
-        action="store_true",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="PATTERNS",
         help="multi-card jobs run as independent replicas (offline serving) wherever one card holds the model "
-        "their workload name states (70b, 8x7b ...; one byte per parameter): no all-reduce overhead there",
+        "their workload name states (70b, 8x7b ...; one byte per parameter): no all-reduce overhead there; "
+        "PATTERNS (comma-separated, shell style: 'serve-*,*-inf-*') limits it to the workloads they match",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no notes or progress on stderr")
     p.set_defaults(func=cmd_normalize)

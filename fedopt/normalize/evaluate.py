@@ -191,7 +191,7 @@ def each_set_alone(
     resolver: CardResolver | None = None,
     progress: Callable[[str], None] | None = None,
     workers: int = 1,
-    replicas: bool = False,
+    replicas: bool | str = False,
 ) -> pd.DataFrame:
     """:func:`leave_one_card_out` on each ``source`` of ``data`` fitted alone, as a user's file of
     that set would be, with the priors calibrated on every other set (never on itself); ``workers``

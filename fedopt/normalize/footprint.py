@@ -11,6 +11,7 @@ usual serving recipe)."""
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Sequence
 
@@ -39,3 +40,16 @@ def fits_one_card(workloads: Sequence[str], memory_gb: Sequence[float | None], b
     mem = pd.to_numeric(pd.Series(memory_gb, dtype=object), errors="coerce").to_numpy(dtype=float)
     with np.errstate(invalid="ignore"):
         return (np.isfinite(gb) & np.isfinite(mem) & (gb <= USABLE_MEMORY * mem)).astype(float)
+
+
+def replica_workloads(workloads: Sequence[str], which: bool | str) -> np.ndarray:
+    """Per row, 1.0 where ``normalize --replicas`` covers the workload: every one for ``True``, none
+    for ``False``, else those whose name matches one of the comma-separated shell patterns of
+    ``which`` (``"mlperf-inf*,*serve*"``): a file that mixes serving and training jobs names its
+    serving ones, so a training job whose name states a model size is not read as replicas."""
+    if which is True or which is False:
+        return np.full(len(workloads), float(which))
+    patterns = [p.strip() for p in str(which).split(",") if p.strip()]
+    codes, names = pd.factorize(np.asarray(workloads, dtype=object))
+    hit = np.array([any(fnmatch.fnmatchcase(str(w), p) for p in patterns) for w in names], dtype=float)
+    return hit[codes] if len(names) else np.zeros(0)

@@ -70,7 +70,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor
-from fedopt.normalize.footprint import fits_one_card
+from fedopt.normalize.footprint import fits_one_card, replica_workloads
 from fedopt.normalize.memory_fit import MemoryFit
 from fedopt.normalize.neighbours import OneCardRatios
 
@@ -224,8 +224,9 @@ class Hyper:
     rank: int = 2
     # the user's word that multi-card jobs run as independent replicas wherever one card holds the
     # model their name states (offline serving; footprint.py, one byte per parameter): no
-    # all-reduce overhead there. Off by default: llama.cpp splits models that fit, and pays
-    replicas: bool = False
+    # all-reduce overhead there. Off by default: llama.cpp splits models that fit, and pays.
+    # True: every workload; a string: comma-separated shell patterns of the workloads it covers
+    replicas: bool | str = False
     # the all-reduce overhead grows no further than at the narrowest link among the fit's rows of
     # 2-8 cards: a file of NVLink cards says nothing of a PCIe ring (H200 NVL, docs/normalize.md)
     clip_links: bool = True
@@ -351,13 +352,13 @@ class ThroughputModel:
         return self.resolver.resolve(key)
 
     def _replica_rows(self, wl: np.ndarray, keys: list[str]) -> np.ndarray:
-        """Per row, 1 where the job runs as replicas that never talk (``Hyper.replicas`` and one card
-        holds its named model), else 0."""
+        """Per row, 1 where the job runs as replicas that never talk (``Hyper.replicas`` covers the
+        workload and one card holds its named model), else 0."""
         if not self.hyper.replicas:
             return np.zeros(len(keys))
         codes, uniq = pd.factorize(np.asarray(keys, dtype=object))  # one card lookup per card type
         memory = np.array([getattr(self._card(k), "memory_gb", None) or np.nan for k in uniq], dtype=float)
-        return fits_one_card(wl, memory[codes], REPLICA_BYTES_PER_PARAM)
+        return fits_one_card(wl, memory[codes], REPLICA_BYTES_PER_PARAM) * replica_workloads(wl, self.hyper.replicas)
 
     def _rows(self, keys: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Log inverse capacities [N, 7] (``card_logs``) and efficiency masks [N, 2] (compute, mem) of rows."""

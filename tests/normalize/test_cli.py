@@ -311,10 +311,13 @@ def test_replicas_is_the_users_word_that_a_model_that_fits_runs_without_talking(
     m = write("M.csv", "\n".join(rows) + "\n")
     q = write("Q.csv", "workload,card_type,cards\nllama2-70b,H100 PCIe,1\nllama2-70b,H100 PCIe,8\n")
     ratio = {}
-    for extra in ((), ("--replicas",)):
+    for extra in ((), ("--replicas",), ("--replicas", "llama*,serve-*"), ("--replicas", "bert*")):
         out = tmp_path / "P.csv"
         assert main(["normalize", "-q", "--measurements", str(m), "--query", str(q), "--out", str(out), *extra]) == 0
         one, eight = pd.read_csv(out)["throughput"]
         ratio[extra] = eight / (8 * one)
     assert ratio[("--replicas",)] == pytest.approx(1.0, abs=1e-4)  # P.csv rounds
     assert ratio[()] < 0.97
+    # patterns name the workloads the rule covers: the 70B job among them, or not
+    assert ratio[("--replicas", "llama*,serve-*")] == pytest.approx(1.0, abs=1e-4)
+    assert ratio[("--replicas", "bert*")] == pytest.approx(ratio[()], rel=1e-3)

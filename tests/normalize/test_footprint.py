@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fedopt.normalize.footprint import fits_one_card, parameters_billion
+from fedopt.normalize.footprint import fits_one_card, parameters_billion, replica_workloads
 
 
 @pytest.mark.parametrize(
@@ -32,3 +32,13 @@ def test_a_model_fits_where_its_bytes_take_at_most_90_percent_of_memory():
     memory = [80.0, 48.0, None, 80.0, 24.0]
     assert fits_one_card(rows, memory, 1.0).tolist() == [1.0, 0.0, 0.0, 0.0, 1.0]
     assert fits_one_card(rows, memory, 2.0).tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]  # 16 <= 21.6
+
+
+def test_replica_patterns_name_the_workloads_covered():
+    wl = ["mlperf-inf/llama2-70b", "train/llama2-70b", "serve-8b", "mlperf-inf/llama2-70b"]
+    assert replica_workloads(wl, True).tolist() == [1, 1, 1, 1]
+    assert replica_workloads(wl, False).tolist() == [0, 0, 0, 0]
+    assert replica_workloads(wl, "mlperf-inf*").tolist() == [1, 0, 0, 1]
+    assert replica_workloads(wl, " serve-* , mlperf-inf/* ").tolist() == [1, 0, 1, 1]  # spaces around commas
+    assert replica_workloads(wl, "Serve-*").tolist() == [0, 0, 0, 0]  # case counts, as in the CSV
+    assert replica_workloads([], "x*").tolist() == []
