@@ -510,6 +510,15 @@ _MIG_FAMILIES = frozenset(
 _MIG_MEM_SLICES = {1: 1, 2: 2, 3: 4, 4: 4, 7: 8}  # of 8 memory slices on 7-slice parts (A100, H100, B200 ...)
 
 
+_MIG_ID = "-MIG-"  # a slice's card id: its card's id, this, its profile ("A100-SXM4-40GB-MIG-1g.5gb")
+
+
+def mig_parent_id(card_id: str) -> str | None:
+    """The card id a MIG slice's card id (``CardResolver`` made it) is cut from; None for a whole card."""
+    parent, sep, _ = card_id.partition(_MIG_ID)
+    return parent if sep else None
+
+
 def mig_profile(name: str) -> tuple[int, int, float] | None:
     """(compute slices, GPU-instance slices, memory GB) of a MIG slice's name, else None:
     ``"A100-SXM4-40GB-MIG-1g.5gb"`` -> (1, 1, 5.0), ``"MIG 2c.7g.40gb"`` -> (2, 7, 40.0)."""
@@ -626,7 +635,7 @@ class CardResolver:
         profile = f"{compute}c.{slices}g.{gb:g}gb" if compute != slices else f"{slices}g.{gb:g}gb"
         return dataclasses.replace(
             parent,
-            id=f"{parent.id}-MIG-{profile}",
+            id=f"{parent.id}{_MIG_ID}{profile}",
             memory_gb=gb,
             mem_bw_gbs=parent.mem_bw_gbs * mem,
             scaleup_gbs=DEFAULT_SCALEUP_GBS,

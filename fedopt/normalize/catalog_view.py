@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from fedopt.normalize.cards import Card, CardResolver, arch_vendor, missing_variant
+from fedopt.normalize.cards import Card, CardResolver, arch_vendor, mig_parent_id, missing_variant
 from fedopt.normalize.catalog import load_catalog
 
 FIGURES = (
@@ -55,7 +55,7 @@ def card_sources(card: Card | None, resolver: CardResolver | None = None) -> dic
         return {}
     if resolver is not None and card.id in resolver.extra:
         return {f: "--cards file" for f in FIGURES if getattr(card, f) is not None}
-    return dict(_catalog_sources().get(card.id.split("-MIG-")[0], {}))
+    return dict(_catalog_sources().get(mig_parent_id(card.id) or card.id, {}))
 
 
 def resolution_frame(names: Iterable[str], resolver: CardResolver | None = None) -> pd.DataFrame:

@@ -416,6 +416,7 @@ def _names_to_resolve(args) -> list[str]:
 
 
 def _resolve_names(args) -> int:
+    from fedopt.normalize.cards import mig_parent_id
     from fedopt.normalize.catalog_view import FIGURES, card_sources, resolution_frame
 
     res = _resolver(args)
@@ -436,7 +437,7 @@ def _resolve_names(args) -> int:
         card = res.resolve(cid)
         given = {f: v for f in FIGURES if (v := getattr(card, f)) is not None}
         _out(f"\n{cid}: " + ", ".join(f"{f} {v:.4g}" for f, v in given.items()))
-        if "-MIG-" in cid:
+        if mig_parent_id(cid) is not None:
             _out("  a MIG slice: its card's figures scaled to the slice (docs/normalize.md, Card names); the card's sources:")
         by_source: dict[str, list[str]] = {}
         for f, src in card_sources(card, res).items():

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from fedopt.errors import InputError
-from fedopt.normalize.cards import Card, CardResolver, load_cards_file, missing_variant
+from fedopt.normalize.cards import Card, CardResolver, load_cards_file, mig_parent_id, missing_variant
 from fedopt.normalize.catalog import load_catalog
 from fedopt.normalize.model import has_tensor
 
@@ -366,3 +366,10 @@ def test_cards_added_on_2026_12_04_keep_their_sources_arithmetic():
     assert has_tensor(res.resolve("Arc A770"))  # XMX: 8x its FP32 vector rate
     # RDNA3's WMMA is twice its dual-issue FP32 figure: read as the RX 7900 XTX is
     assert has_tensor(res.resolve("W7900")) == has_tensor(res.resolve("RX 7900 XT")) == has_tensor(res.resolve("RX 7900 XTX"))
+
+
+def test_a_slices_id_names_the_card_it_is_cut_from():
+    res = CardResolver()
+    slice_ = res.resolve("A100 MIG 1g.5gb")
+    assert mig_parent_id(slice_.id) == "A100-SXM4-40GB" == res.whole_card("A100 MIG 1g.5gb").id
+    assert mig_parent_id("A100-SXM4-40GB") is None
