@@ -267,6 +267,7 @@ _FAMILIES = [
     ("arcprob60dual", r"\b(arc ?pro ?)?b60 ?dual\b"),  # two B60 GPUs on one board (MAXSUN, Sparkle)
     ("arcprob60", r"\barc ?pro ?b60\b|\bbmg ?pro ?b60\b"),
     ("arcprob70", r"\barc ?pro ?b70\b|\bbmg ?b70\b"),
+    ("arcprob50", r"\barc ?pro ?b50\b|\bbmg ?b50\b"),
     ("rx7900xtx", r"\b(rx )?7900 ?xtx\b"),
     ("rx7900xt", r"\b(rx )?7900 ?xt\b"),
     ("w7900", r"\b(pro )?w ?7900\b"),
@@ -381,6 +382,7 @@ ARCH = {
     "arcprob60": "intel-xe2",
     "arcprob60dual": "intel-xe2",
     "arcprob70": "intel-xe2",
+    "arcprob50": "intel-xe2",
     "h100": "nvidia-hopper",
     "h800": "nvidia-hopper",
     "h200": "nvidia-hopper",

@@ -126,6 +126,7 @@ NAMES = {
     "Intel Arc Pro B60": "Arc-Pro-B60",
     # MLPerf Inference v6.1's new cards, as their systems name them
     "Intel(R) Arc(TM) Pro B70": "Arc-Pro-B70",
+    "Intel(R) Arc(TM) Pro B50": "Arc-Pro-B50",
     "NVIDIA RTX PRO 4500 Blackwell": "RTX-PRO-4500-Blackwell",
     "AMD Instinct MI350P": "MI350P",  # the PCIe card, half an MI350X: not the MI350X
     "AWS Trainium2": "Trainium2",
