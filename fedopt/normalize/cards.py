@@ -46,6 +46,11 @@ BRIDGED = {
 # 72 GPUs over NVLink switch trays). A ring within the domain runs at the NVLink figure.
 SCALEUP_DOMAIN = {"gb200": 72, "gb300": 72}  # by family
 NODE_CARDS = 8  # cards one scale-up network joins unless the card says otherwise
+# A card whose only link is PCIe (no NVLink / Infinity Fabric / bridge network): a server holds up
+# to 16 of them on one PCIe fabric (MLPerf Inference: 16 L4, 16 L40S, 10 RTX PRO 6000 per node), so
+# past 8 they still reach each other over PCIe, not the network
+PCIE_NODE_CARDS = 16
+PCIE_LINK_GBS = 128.0  # PCIe 5.0 x16, both directions: the catalog's figure for a PCIe-only card
 # Power-limited clocks. A card given less power per peak TFLOPS than its architecture's flagship
 # (same silicon process, full power) cannot hold the boost clock its peak assumes while the matrix
 # units are busy: H100 PCIe (350 W for 756 TFLOPS) against H100 SXM (700 W for 989), L4 (72 W)
@@ -129,7 +134,10 @@ class Card:
         joins no NVLink network)."""
         if mig_profile(self.id) is not None:
             return NODE_CARDS
-        return SCALEUP_DOMAIN.get(family(self.id) or "", NODE_CARDS)
+        fam = family(self.id) or ""
+        if fam not in SCALEUP_DOMAIN and self.id not in BRIDGED and self.scaleup <= PCIE_LINK_GBS:
+            return PCIE_NODE_CARDS
+        return SCALEUP_DOMAIN.get(fam, NODE_CARDS)
 
     @staticmethod
     def from_entry(entry: Mapping, id: str | None = None) -> Card:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -374,3 +375,19 @@ def test_a_slices_id_names_the_card_it_is_cut_from():
     slice_ = res.resolve("A100 MIG 1g.5gb")
     assert mig_parent_id(slice_.id) == "A100-SXM4-40GB" == res.whole_card("A100 MIG 1g.5gb").id
     assert mig_parent_id("A100-SXM4-40GB") is None
+
+
+def test_a_pcie_only_card_keeps_pcie_past_eight_cards():
+    # MLPerf Inference servers hold 10 RTX PRO 6000 or 16 L4 on one PCIe fabric: past 8 such cards
+    # still reach each other over PCIe (128 GB/s), not over the 50 GB/s network an HGX node leaves by
+    from fedopt.normalize.model import card_logs
+
+    res = CardResolver()
+    pro, l4, h100, nvl, gb200 = (res.resolve(n) for n in ("RTX PRO 6000 Blackwell Server", "L4", "H100 SXM", "H100 NVL", "GB200"))
+    assert pro.scaleup <= 128 and pro.domain == 16 and l4.domain == 16
+    assert h100.domain == 8 and nvl.domain == 8 and gb200.domain == 72  # NVLink, bridges, NVL72
+    lc = card_logs(pro, [8, 10, 16, 17])[:, 3]
+    assert lc[0] == lc[1] == lc[2] == pytest.approx(math.log(900 / pro.scaleup))
+    assert lc[3] == pytest.approx(math.log(900 / 50))  # a second server: the network
+    h = card_logs(h100, [8, 10])[:, 3]
+    assert h[0] == pytest.approx(0.0) and h[1] == pytest.approx(math.log(900 / 50))
