@@ -72,17 +72,8 @@ def test_training_rows():
     assert h200 == pytest.approx((1 / 22.707617 + 1 / 22.68355) / 2, rel=1e-5)
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
-    sources = {
-        "inference-v4.1",
-        "inference-v5.0",
-        "inference-v5.1",
-        "inference-v6.0",
-        "inference-v6.1",
-        "lambda-pytorch",
-        "lambda-tensorflow",
-    }
-    sources |= {"training-v5.0", "training-v5.1", "training-v6.0", "llamacpp-llama2", "llamacpp-llama3"}
-    assert set(held_out_measurements()["source"]) == sources
+    # every declared set loads, and only those: five inference rounds, three training rounds, Lambda's two, llama.cpp's two
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 12
 
 
 def test_training_v60_rows():
