@@ -69,6 +69,15 @@ POWER_FLAGSHIP = {
     "amd-cdna3": "MI300X",
     "amd-cdna4": "MI355X",
 }
+# NVIDIA's Blackwell generation is two kinds of silicon: the data-centre die (B200, GB200, B300),
+# whose matrix units do far more per watt, and the graphics die (GB20x) of the RTX PRO and GeForce
+# cards. A graphics card's power per TFLOPS is compared with its own kind's full-power part, so
+# the 200 W RTX PRO 4500 reads power-limited beside the 600 W RTX PRO 6000, not beside a B200.
+GRAPHICS_POWER_FLAGSHIP = {"nvidia-blackwell": "RTX-PRO-6000-Blackwell"}
+GRAPHICS_DIE_FAMILIES = frozenset(
+    {"rtxpro6000", "rtxpro6000maxq", "rtxpro5000", "rtxpro4500", "rtxpro4000", "rtxpro2000", "gb10"}
+    | {"rtx5090", "rtx5080", "rtx5070ti", "rtx5070", "rtx5060ti"}
+)
 
 
 # architectures whose matrix units run FP32 work as TF32 (NVIDIA Ampere and newer, AMD CDNA3's
@@ -570,7 +579,9 @@ class CardResolver:
         the card or its architecture's flagship has no power figure."""
         if card is None or not card.power_w:
             return 0.0
-        flagship = self.catalog.get(POWER_FLAGSHIP.get(arch_vendor(card, card.id)[0], ""))
+        arch = arch_vendor(card, card.id)[0]
+        flagships = GRAPHICS_POWER_FLAGSHIP if family(card.id) in GRAPHICS_DIE_FAMILIES else POWER_FLAGSHIP
+        flagship = self.catalog.get(flagships.get(arch, POWER_FLAGSHIP.get(arch, "")))
         if flagship is None or not flagship.power_w:
             return 0.0
         ratio = (card.power_w / card.bf16_tflops) / (flagship.power_w / flagship.bf16_tflops)
