@@ -34,6 +34,7 @@ BRIDGED = {
     "A40": (64.0, 2),
     "RTX-A6000": (64.0, 2),
     "RTX-A5000": (64.0, 2),
+    "RTX-A5500": (64.0, 2),
     "RTX-A4500": (64.0, 2),
     "MI50": (64.0, 4),  # two Infinity Fabric Link bridges join a hive of four
     "MI60": (64.0, 4),
@@ -215,6 +216,7 @@ _FAMILIES = [
     ("a800", r"\ba ?800\b"),
     ("a10g", r"\ba ?10 ?g\b"),
     ("a6000", r"\b(rtx )?a ?6000\b"),
+    ("a5500", r"\b(rtx )?a ?5500\b"),
     ("a5000", r"\b(rtx )?a ?5000\b"),
     ("a4500", r"\b(rtx )?a ?4500\b"),
     ("a4000", r"\b(rtx )?a ?4000\b"),
@@ -223,6 +225,7 @@ _FAMILIES = [
     ("a10", r"\ba ?10\b"),
     ("910b", r"\batlas ?(800t|900) ?a2\b"),  # Huawei's 910B servers and clusters, not NVIDIA's A2
     ("a2", r"\ba2\b"),
+    ("a16", r"\ba16\b"),
     ("l40s", r"\bl ?40 ?s\b"),
     ("l40", r"\bl ?40\b"),
     ("l20", r"\bl ?20\b"),
@@ -376,6 +379,8 @@ ARCH = {
     "a40": "nvidia-ampere",
     "a6000": "nvidia-ampere",
     "a5000": "nvidia-ampere",
+    "a5500": "nvidia-ampere",
+    "a16": "nvidia-ampere",
     "a4000": "nvidia-ampere",
     "l4": "nvidia-ada",
     "l20": "nvidia-ada",

@@ -130,6 +130,10 @@ NAMES = {
     "Intel(R) Arc(TM) Pro B50": "Arc-Pro-B50",
     "NVIDIA RTX PRO 4500 Blackwell": "RTX-PRO-4500-Blackwell",
     "AMD Instinct MI350P": "MI350P",  # the PCIe card, half an MI350X: not the MI350X
+    # Ampere workstation and VDI cards: the A5000's successor, and one of the A16 board's four GPUs
+    "NVIDIA RTX A5500": "RTX-A5500",
+    "NVIDIA A16": "A16",
+    "A16-16GB": "A16",
     "AWS Trainium2": "Trainium2",
     "Cambricon MLU370-X8": "MLU370-X8",
     "trn1": "Trainium",
