@@ -69,6 +69,7 @@ POWER_FLAGSHIP = {
     "nvidia-blackwell": "B200-SXM-180GB",
     "amd-cdna3": "MI300X",
     "amd-cdna4": "MI355X",
+    "intel-xe2": "Arc-Pro-B60",  # BMG-G21 at 200 W: the 70 W B50 is the same die, the B70 a larger one at 230 W
 }
 # NVIDIA's Blackwell generation is two kinds of silicon: the data-centre die (B200, GB200, B300),
 # whose matrix units do far more per watt, and the graphics die (GB20x) of the RTX PRO and GeForce

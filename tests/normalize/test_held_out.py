@@ -138,15 +138,16 @@ def test_inference_v60_test_set(inference):
     assert d["cards"].max() == 10
     # fitted alone as a user's file with the shipped priors: measured 17.4% against the peak-TFLOPS
     # ratio's 25.9% when gathered, 17.2% with the PCIe node rule, 16.9% with the graphics die's power
-    # flagship (docs/normalize.md): 15% not met here
+    # flagship, 12.9% with Xe2's (docs/normalize.md). Those rules were prompted by this set and v6.1:
+    # for them it is a validation set, no longer a clean test
     tab = summary(leave_one_card_out(d, **fit_settings())).set_index("data").loc["all"]
-    assert tab["model_median"] <= 0.2 and tab["model_median"] < 0.75 * tab["peak_tflops_median"]
+    assert tab["model_median"] <= 0.15 and tab["model_median"] < 0.6 * tab["peak_tflops_median"]
 
 
 def test_inference_v61_fitted_alone(inference):
     # the newest round stored, never calibrated on; fitted alone as a user's file with the shipped
     # priors: measured 16.9% when gathered (peak-TFLOPS ratio 19.3%), 13.2% since the graphics die's
-    # power flagship, which this set and v6.0 prompted (a validation set for that rule, not a test)
+    # power flagship, 12.3% since Xe2's, which this set and v6.0 prompted (validation, not a test)
     d = inference[inference["source"] == "inference-v6.1"]
     assert len(d) == 46 and d["card_type"].nunique() == 11
     tab = summary(leave_one_card_out(d, **fit_settings())).set_index("data").loc["all"]
@@ -168,6 +169,11 @@ def test_power_deficit_by_hand():
     assert r.power_deficit(r.resolve("NVIDIA RTX PRO 6000 Blackwell Server Edition")) == 0.0
     assert r.power_deficit(r.resolve("RTX 5090")) == 0.0  # 575 W for 209.5 (GeForce: half-rate FP32 accumulate)
     assert r.power_deficit(r.resolve("B200")) == r.power_deficit(r.resolve("GB200")) == 0.0
+    # Intel's Xe2 against the Arc Pro B60 (200 W for 98.3): the 70 W B50 (85.2) is its die held low
+    b50 = r.resolve("Intel(R) Arc Pro(R) B50")
+    assert r.power_deficit(b50) == pytest.approx(math.log((200 / 98.3) / (70 / 85.2)) / 3)
+    assert r.power_deficit(r.resolve("Intel(R) Arc(TM) Pro B70")) == pytest.approx(math.log((200 / 98.3) / (230 / 183.5)) / 3)
+    assert r.power_deficit(r.resolve("[MAXSUN] MS-Intel Arc Pro B60 Dual 48G Turbo")) == 0.0  # two B60s, twice the power
 
 
 def _power_data(slow: float) -> pd.DataFrame:
@@ -197,10 +203,11 @@ def test_kappa_never_negative():
 def test_held_out_pooled_meets_half_the_baseline():
     # every held-out MLPerf row (Lambda's and llama.cpp's sets have their own tests), fitted as the command fits one
     # user's file holding them all, the priors calibrated on the shared data only (~20 s): measured
-    # 7.1% against the peak-TFLOPS ratio's 15.2% when written, 7.8% against 16.0% on 2026-12-04 evening (with
-    # Lambda's rows too, 10.4% vs 25.9%; docs/normalize.md). The v6.0 inference test set, gathered after this
-    # test, is not in it: with it the pooled rows read 9.2% against 17.0%, half the baseline NOT met
-    # (docs/normalize.md, MLPerf Inference v6.0)
+    # 7.1% against the peak-TFLOPS ratio's 15.2% when written, 7.8% against 16.0% on 2026-12-04 evening, 7.1%
+    # since the Blackwell-graphics and Xe2 power flagships (with Lambda's rows too, 10.4% vs 25.9%;
+    # docs/normalize.md). The v6.0 inference test set, gathered after this test, is not in it: with it the
+    # pooled rows read 9.2% against 17.0% when gathered (half the baseline NOT met), 8.3% since those two
+    # rules, which v6.0 itself prompted (docs/normalize.md, MLPerf Inference v6.0)
     every = held_out_measurements()
     mlperf = every["source"].str.startswith(("inference", "training")) & (every["source"] != "inference-v6.0")
     res = leave_one_card_out(every[mlperf], **fit_settings(exclude=HELD_OUT_SOURCES))
