@@ -67,6 +67,7 @@ POWER_FLAGSHIP = {
     "nvidia-ada": "L40S",
     "nvidia-hopper": "H100-SXM-80GB",
     "nvidia-blackwell": "B200-SXM-180GB",
+    "nvidia-blackwell/graphics": "RTX-PRO-6000-Blackwell",  # GRAPHICS_DIE_FAMILIES
     "amd-cdna3": "MI300X",
     "amd-cdna4": "MI355X",
     "intel-xe2": "Arc-Pro-B60",  # BMG-G21 at 200 W: the 70 W B50 is the same die, the B70 a larger one at 230 W
@@ -74,8 +75,8 @@ POWER_FLAGSHIP = {
 # NVIDIA's Blackwell generation is two kinds of silicon: the data-centre die (B200, GB200, B300),
 # whose matrix units do far more per watt, and the graphics die (GB20x) of the RTX PRO and GeForce
 # cards. A graphics card's power per TFLOPS is compared with its own kind's full-power part, so
-# the 200 W RTX PRO 4500 reads power-limited beside the 600 W RTX PRO 6000, not beside a B200.
-GRAPHICS_POWER_FLAGSHIP = {"nvidia-blackwell": "RTX-PRO-6000-Blackwell"}
+# the 200 W RTX PRO 4500 reads power-limited beside the 600 W RTX PRO 6000, not beside a B200
+# (``power_group``).
 GRAPHICS_DIE_FAMILIES = frozenset(
     {"rtxpro6000", "rtxpro6000maxq", "rtxpro5000", "rtxpro4500", "rtxpro4000", "rtxpro2000", "gb10"}
     | {"rtx5090", "rtx5080", "rtx5070ti", "rtx5070", "rtx5060ti"}
@@ -461,6 +462,13 @@ def arch_vendor(card: Card | None, key: str = "") -> tuple[str, str]:
     return arch or f"{vendor or '?'}-{card.id}", vendor or "?"
 
 
+def power_group(card: Card) -> str:
+    """The group whose flagship a card's power is compared with (``POWER_FLAGSHIP``): its
+    architecture, Blackwell's graphics die apart from its data-centre die."""
+    arch = arch_vendor(card, card.id)[0]
+    return f"{arch}/graphics" if family(card.id) in GRAPHICS_DIE_FAMILIES else arch
+
+
 def clean_name(name: str) -> str:
     """Lower case, punctuation to spaces, vendor words dropped: ``"NVIDIA H100-SXM5-80GB"`` -> ``"h100 sxm5 80gb"``."""
     s = name.lower()
@@ -585,9 +593,7 @@ class CardResolver:
         the card or its architecture's flagship has no power figure."""
         if card is None or not card.power_w:
             return 0.0
-        arch = arch_vendor(card, card.id)[0]
-        flagships = GRAPHICS_POWER_FLAGSHIP if family(card.id) in GRAPHICS_DIE_FAMILIES else POWER_FLAGSHIP
-        flagship = self.catalog.get(flagships.get(arch, POWER_FLAGSHIP.get(arch, "")))
+        flagship = self.catalog.get(POWER_FLAGSHIP.get(power_group(card), ""))
         if flagship is None or not flagship.power_w:
             return 0.0
         ratio = (card.power_w / card.bf16_tflops) / (flagship.power_w / flagship.bf16_tflops)
