@@ -7,6 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from fedopt.errors import InputError
+
 
 def _mode_for(target: Path) -> int:
     """The replaced file's permissions, else what a plain ``open`` would give (0666 less the umask):
@@ -29,10 +31,50 @@ def _umask() -> int:
     return umask
 
 
+def check_writable(path: str | os.PathLike, flag: str) -> None:
+    """Refuse an output file that cannot be written before the work, not after a long solve or fit:
+    its folder missing or not a folder, a folder in its place, no permission. Raises ``InputError``
+    naming ``flag`` (exit status 2)."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise InputError(flag, f"{str(path)!r} is a folder; give a file name")
+    if not folder.exists():
+        raise InputError(flag, f"folder {str(folder)!r} does not exist")
+    if not folder.is_dir():
+        raise InputError(flag, f"{str(folder)!r} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(flag, f"cannot write in {str(folder)!r}: permission denied")
+
+
+def check_folder(path: str | os.PathLike, flag: str) -> None:
+    """Refuse an output folder that cannot be made or written: a file in its place, or no permission
+    where it would be created (``mkdir(parents=True)`` makes the missing part)."""
+    folder = Path(path)
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        where = "is" if existing == folder else f"is under {str(existing)!r}, which is"
+        raise InputError(flag, f"{str(path)!r} {where} a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(flag, f"cannot write in {str(existing)!r}: permission denied")
+
+
 def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
-    """Write to a temporary file beside ``path``, fsync it, then rename it over ``path``."""
+    """Write to a temporary file beside ``path``, fsync it, then rename it over ``path``. A path that
+    cannot be written raises ``InputError`` (no traceback); commands call ``check_writable`` first."""
     target = Path(path)
     data = text.encode() if isinstance(text, str) else text
+    try:
+        _write(target, data)
+    except OSError as exc:
+        raise InputError(str(path), f"cannot write: {exc.strerror or exc}") from None
+
+
+def _write(target: Path, data: bytes) -> None:
+    if target.is_dir():
+        raise IsADirectoryError(21, "is a folder")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
         os.fchmod(fd, _mode_for(target))

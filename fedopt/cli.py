@@ -18,7 +18,7 @@ def _out(text: str, to_stderr: bool = False) -> None:
 
 # ---------------------------------------------------------------------- solve
 def cmd_solve(args: argparse.Namespace) -> int:
-    from fedopt.atomic import write_atomic
+    from fedopt.atomic import check_writable, write_atomic
     from fedopt.backends import get_backend
     from fedopt.solve import solve
 
@@ -26,6 +26,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         get_backend(args.backend)
     except ValueError as exc:
         raise InputError("--backend", str(exc)) from None
+    if args.output:
+        check_writable(args.output, "--output")
     from fedopt.errors import EXIT_INTERRUPTED
     from fedopt.signals import graceful_stop
 
@@ -171,11 +173,13 @@ def add_info(sub) -> None:
 
 # ---------------------------------------------------------------------- generate
 def cmd_generate(args: argparse.Namespace) -> int:
-    from fedopt.atomic import write_atomic
+    from fedopt.atomic import check_writable, write_atomic
     from fedopt.generate import PRESETS, generate
 
     if args.preset not in PRESETS:
         raise InputError("--preset", f"unknown preset {args.preset!r}; choose {', '.join(PRESETS)}")
+    if args.output:
+        check_writable(args.output, "--output")
     doc = generate(args.preset, seed=args.seed, name=args.name, horizon=args.horizon)
     text = json.dumps(doc, indent=1 if args.indent else None)
     if args.output:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from fedopt.atomic import check_writable
 from fedopt.errors import FedoptError
 from fedopt.instance.model import Instance
 from fedopt.plan import Result
@@ -144,6 +145,9 @@ def run_cron(args) -> int:
     from fedopt.signals import graceful_stop
 
     try:
+        check_writable(args.output, "--output")
+        check_writable(args.diff or str(Path(args.output).with_suffix(".diff.json")), "--diff")
+        check_writable(lock, "--lock")
         with exclusive_lock(lock), graceful_stop() as stop:
             result, _ = replan(
                 args.state,

@@ -65,6 +65,26 @@ def test_missing_file_and_bad_backend(tmp_path):
     assert out.returncode == 2 and "--backend" in out.stderr
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", TINY / "capacity.json", "-o", "{missing}/plan.json"],
+        ["solve", TINY / "capacity.json", "-o", "{tmp}"],
+        ["generate", "--preset", "s", "-o", "{missing}/inst.json"],
+        ["replan", "--state", TINY / "capacity.json", "-o", "{missing}/plan.json"],
+        ["normalize", "--evaluate", "--plot", "{missing}/errors.png"],
+    ],
+    ids=["solve-missing-folder", "solve-folder-as-file", "generate", "replan", "normalize-plot"],
+)
+def test_unwritable_output_refused_before_the_work(tmp_path, args):
+    """A typo in an output folder costs a clear message at once, not a traceback after the solve."""
+    out = run(*[str(a).format(missing=tmp_path / "missing", tmp=tmp_path) for a in args])
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr
+    assert "folder" in out.stderr and ("--output" in out.stderr or "--plot" in out.stderr)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_infeasible_exit_3(tmp_path):
     doc = json.loads((TINY / "pinned.json").read_text())
     doc["jobs"][1].update(preemptible=False, running={"parts": [{"cluster": "a1", "card_type": "H100", "count": 8}]})

@@ -15,6 +15,7 @@ class PlanNotValid(FedoptError):
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from fedopt.atomic import check_folder
     from fedopt.check import check_plan
     from fedopt.export import export_plan, write_manifests
     from fedopt.export.context import Options
@@ -24,6 +25,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if not DNS_LABEL.match(args.namespace):
         raise InputError("--namespace", f"{args.namespace!r} is not a DNS-1123 label")
+    check_folder(args.output, "--output")
     data = read_bytes(args.instance)
     inst = parse_instance(data, args.instance)
     raw = json.loads(data)

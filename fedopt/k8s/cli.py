@@ -8,10 +8,12 @@ import sys
 
 
 def cmd_import_k8s(args: argparse.Namespace) -> int:
-    from fedopt.atomic import write_atomic
+    from fedopt.atomic import check_writable, write_atomic
     from fedopt.k8s.config import load_config
     from fedopt.k8s.importer import import_fleet, parse_cluster_arg
 
+    if args.output:
+        check_writable(args.output, "--output")
     dumps = [parse_cluster_arg(c) for c in args.cluster or []]
     result = import_fleet(dumps, load_config(args.config), name=args.name)
     text = json.dumps(result.doc, indent=1)

@@ -146,7 +146,10 @@ def _evaluate(args) -> int:
     )
 
     if args.plot:
+        from fedopt.atomic import check_writable
+
         _figure_format(args.plot)  # before minutes of fitting
+        check_writable(args.plot, "--plot")
     fit_as = {}
     resolver = _resolver(args)  # one catalog (and --cards file) read for every fit below
     if args.measurements and args.held_out:
@@ -475,6 +478,7 @@ def _calibrate_intervals(args) -> int:
 
 
 def cmd_normalize(args: argparse.Namespace) -> int:
+    from fedopt.atomic import check_writable
     from fedopt.normalize.evaluate import use_cores
 
     use_cores()  # the command's folds (evaluations, calibrations, --interval's scale) on every core
@@ -499,6 +503,7 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         missing = [f"--{k}" for k in ("measurements", "query", "out") if getattr(args, k) is None]
         if missing:
             raise InputError("normalize", f"missing {', '.join(missing)} (or use --evaluate, --table, --calibrate)")
+        check_writable(args.out, "--out")
         return _predict(args)
     run = {
         "evaluate": _evaluate,

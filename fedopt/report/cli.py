@@ -7,10 +7,13 @@ import sys
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from fedopt.atomic import write_atomic
+    from fedopt.atomic import check_folder, check_writable, write_atomic
     from fedopt.errors import InputError
     from fedopt.instance import load_instance, load_plan
 
+    check_writable(args.output, "--output")
+    if args.png_dir:
+        check_folder(args.png_dir, "--png-dir")
     inst = load_instance(args.instance)
     plan = load_plan(args.plan)
     unknown = sorted({a.job for a in plan.assignments} - set(inst.job_ids))

@@ -44,7 +44,7 @@ def _progress(every_hours: float):
 def cmd_simulate(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from fedopt.atomic import write_atomic
+    from fedopt.atomic import check_folder, check_writable, write_atomic
     from fedopt.simulate.policies import POLICIES
     from fedopt.simulate.report import format_table, plot
     from fedopt.simulate.run import SimConfig, prepare, simulate
@@ -73,6 +73,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         check=args.check,
     )
     cfg.validate()
+    if args.json:
+        check_writable(args.json, "--json")
+    if args.plots:
+        check_folder(args.plots, "--plots")
     setup = prepare(cfg)
     n_cards = int(setup.fleet_inst.pool_cards.sum())
     if not args.quiet:

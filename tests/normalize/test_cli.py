@@ -174,6 +174,18 @@ def test_missing_files_and_modes(files, tmp_path, capsys):
     assert "not both" in capsys.readouterr().err
 
 
+def test_unwritable_out_refused_before_fitting(files, tmp_path, capsys, monkeypatch):
+    """A P.csv in a folder that does not exist is an argument error at once, not a traceback after the fit."""
+    import fedopt.normalize.model as model
+
+    monkeypatch.setattr(model.ThroughputModel, "fit", lambda *a, **k: pytest.fail("fitted before checking --out"))
+    m, q = files
+    assert main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(tmp_path / "no" / "P.csv")]) == 2
+    assert "--out: folder" in capsys.readouterr().err
+    assert main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+
+
 def test_evaluate_on_given_measurements(write, capsys):
     m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards
     assert main(["normalize", "--evaluate", "--measurements", str(m), "--by-card"]) == 0
