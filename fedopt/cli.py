@@ -70,7 +70,7 @@ def add_solve(sub) -> None:
         help="solve an instance into a checked plan",
         description="Solve a model-v1 instance; the plan is checked before it is written.",
     )
-    p.add_argument("instance", help="instance.json (model v1)")
+    p.add_argument("instance", help="instance.json (model v1); - reads standard input")
     p.add_argument("-o", "--output", help="write the plan here (atomically); default: stdout")
     p.add_argument(
         "--method",
@@ -127,8 +127,8 @@ def add_check(sub) -> None:
         help="check a plan against every rule; exit 1 on violations",
         description="Recompute every rule (1-9, and horizon timing) and the objective of a plan from the instance alone.",
     )
-    p.add_argument("instance")
-    p.add_argument("plan")
+    p.add_argument("instance", help="instance.json (model v1); - reads standard input")
+    p.add_argument("plan", help="plan.json; - reads standard input (one of the two)")
     p.add_argument("--json", action="store_true", help="machine-readable verdict")
     p.set_defaults(func=cmd_check)
 

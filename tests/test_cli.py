@@ -112,3 +112,22 @@ def test_info(spec_examples):
     out = run("info", spec_examples / "tiny.json")
     assert out.returncode == 0
     assert "H100" in out.stdout and "demand:" in out.stdout
+
+
+def test_solve_and_check_read_standard_input(spec_examples):
+    """``-`` for a pipe: ``fedopt import-k8s ... | fedopt solve - | fedopt check instance.json -``."""
+    inst = (spec_examples / "tiny.json").read_bytes()
+    cmd = [sys.executable, "-m", "fedopt", "solve", "-", "-q"]
+    solved = subprocess.run(cmd, input=inst, capture_output=True, cwd=ROOT, timeout=300)
+    assert solved.returncode == 0, solved.stderr
+    assert json.loads(solved.stdout)["instance"] == "tiny"
+    checked = subprocess.run(
+        [sys.executable, "-m", "fedopt", "check", str(spec_examples / "tiny.json"), "-"],
+        input=solved.stdout,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert checked.returncode == 0 and checked.stdout.startswith(b"OK")
+    empty = subprocess.run([sys.executable, "-m", "fedopt", "solve", "-"], input=b"", capture_output=True, cwd=ROOT, timeout=300)
+    assert empty.returncode == 2 and b"empty document" in empty.stderr and b"Traceback" not in empty.stderr

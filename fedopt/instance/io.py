@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TypeVar
 
@@ -56,7 +57,13 @@ def errors_from_validation(exc: ValidationError, source: str | None) -> InputErr
 
 
 def read_bytes(path: str | os.PathLike, max_bytes: int = 2 << 30) -> bytes:
-    """Read a file, refusing unreadable or oversized ones with an InputError."""
+    """Read a file, refusing unreadable or oversized ones with an InputError. ``-`` reads standard
+    input (``kubectl ... | fedopt import-k8s ... | fedopt solve -``)."""
+    if str(path) == "-":
+        data = sys.stdin.buffer.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise InputError("", f"standard input is more than the {max_bytes} bytes allowed", "-")
+        return data
     p = Path(path)
     try:
         size = p.stat().st_size
