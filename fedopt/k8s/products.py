@@ -71,6 +71,11 @@ _NOT_A_PRODUCT = re.compile(r"^(ASCEND-?)?910$")
 _PREFIXES = ("NVIDIA-", "TESLA-", "GEFORCE-", "AMD-", "INSTINCT-", "RADEON-", "HUAWEI-", "INTEL-", "HABANA-")
 
 
+# Packages of two dies that the device plugin lists as two cards (ROCm shows each MI250X graphics
+# compute die as a GPU: a node of four MI250X has eight amd.com/gpu), so a node's card is the die
+DIE_OF_PACKAGE = {"MI250": "MI250-GCD", "MI250X": "MI250X-GCD"}
+
+
 def _normalize(value: str) -> str:
     s = re.sub(r"[\s_]+", "-", value.strip()).upper()
     stripped = True
@@ -142,7 +147,8 @@ def product_of_node(
             return ProductMatch(overrides[value], key, value)
         cid = match_product(value, catalog, resolver)
         if cid is not None:
-            return ProductMatch(cid, key, value)
+            die = DIE_OF_PACKAGE.get(cid) if resource == "amd.com/gpu" else None
+            return ProductMatch(die if die in catalog else cid, key, value)
         if first_named is None and key not in ("accelerator", "servertype"):
             first_named = ProductMatch(None, key, value)
     if first_named is None and candidates:

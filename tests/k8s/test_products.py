@@ -87,3 +87,14 @@ def test_node_product_reads_the_resource_s_labels_in_order():
 def test_card_resources():
     assert all(map(is_card_resource, ["nvidia.com/gpu", "amd.com/gpu", "huawei.com/Ascend910", "huawei.com/Ascend910B"]))
     assert not any(map(is_card_resource, ["cpu", "nvidia.com/mig-1g.10gb", "nvidia.com/gpu.shared", "hugepages-2Mi"]))
+
+
+def test_an_mi250x_node_counts_graphics_compute_dies():
+    """ROCm lists each of an MI250X's two dies as a GPU, so an amd.com/gpu card is half a package:
+    64 GB and half its peaks, not the package's 128 GB (a node of four MI250X reports eight)."""
+    m = product_of_node({"amd.com/gpu.product-name": "AMD_Instinct_MI250X"}, "amd.com/gpu", CATALOG)
+    assert m.catalog_id == "MI250X-GCD"
+    die, package = CATALOG["MI250X-GCD"], CATALOG["MI250X"]
+    assert die["memory_gb"] * 2 == package["memory_gb"] == 128
+    assert die["bf16_tflops"] * 2 == package["bf16_tflops"] and die["mem_bw_gbs"] * 2 == package["mem_bw_gbs"]
+    assert match_product("AMD Instinct MI250X", CATALOG) == "MI250X"  # a package where a name says so (benchmarks)
