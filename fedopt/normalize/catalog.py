@@ -3,7 +3,9 @@
 ``build_catalog`` derives it from the shared data tables (gpu_specs_curated.csv, the llm-analysis
 GPU configs), ``models/catalog_supplement.csv`` (vendor datasheet figures for cards and
 fields those tables lack) and ``models/narrow_formats.csv`` (dense 8-bit and 4-bit matrix peaks:
-FP8, or INT8 where a card has no FP8; FP4/MXFP4). ``write_catalog()`` regenerates the file (a test fails when it is stale).
+FP8, or INT8 where a card has no FP8; FP4/MXFP4); ``models/catalog_corrections.csv`` replaces a shared
+table's figure that is wrong for the card as the catalog counts it, with the reason.
+``write_catalog()`` regenerates the file (a test fails when it is stale).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ def build_catalog(
     specs_dir: Path = SHARED_SPECS,
     supplement: Path = MODELS_DIR / "catalog_supplement.csv",
     narrow: Path = MODELS_DIR / "narrow_formats.csv",
+    corrections: Path = MODELS_DIR / "catalog_corrections.csv",
 ) -> list[dict]:
     cards: dict[str, dict] = {}
     with open(specs_dir / "gpu_specs_curated.csv", newline="") as fh:
@@ -106,6 +109,13 @@ def build_catalog(
                     card[field] = v
                     kind = row["fp8_kind"] if field == "fp8_tflops" else "fp4"
                     card["sources"][field] = f"narrow_formats.csv ({kind}; {row['sources']})"
+    with open(corrections, newline="") as fh:
+        for row in csv.DictReader(fh):
+            card = cards.get(row["gpu"])
+            if card is None or row["field"] not in card:
+                raise ValueError(f"{corrections.name}: {row['gpu']!r} has no {row['field']!r} to correct")
+            card[row["field"]] = float(row["value"])
+            card["sources"][row["field"]] = f"catalog_corrections.csv ({row['reason']})"
     for card in cards.values():
         card["complete"] = all(card.get(k) is not None for k in ("bf16_tflops", "memory_gb", "mem_bw_gbs"))
     return sorted(cards.values(), key=lambda c: c["id"])

@@ -217,6 +217,21 @@ def test_catalog_file_is_fresh():
     assert json.loads(CATALOG_PATH.read_text())["cards"] == json.loads(json.dumps(build_catalog()))
 
 
+def test_corrections_replace_a_shared_figure_and_say_why(tmp_path):
+    """The shared table gives the K80 board's 300 W beside one die's memory and peaks: the catalog
+    counts dies (what a VM or a node lists), so its power is the die's 150 W, sourced to the fix."""
+    from fedopt.normalize.catalog import MODELS_DIR, build_catalog
+
+    k80 = load_catalog()["K80"]
+    assert (k80["power_w"], k80["memory_gb"], k80["mem_bw_gbs"]) == (150.0, 12.0, 240.0)
+    assert k80["sources"]["power_w"].startswith("catalog_corrections.csv (") and "300 W" in k80["sources"]["power_w"]
+    bad = tmp_path / "corrections.csv"
+    bad.write_text('gpu,field,value,reason\nK81,power_w,1,"no such card"\n')
+    with pytest.raises(ValueError, match="'K81' has no 'power_w' to correct"):
+        build_catalog(corrections=bad)
+    assert (MODELS_DIR / "catalog_corrections.csv").exists()
+
+
 def test_cards_file_narrow_peaks_from_the_twin(tmp_path):
     p = tmp_path / "cards.json"
     base = {"vendor": "nvidia", "stack": "cuda", "memory_gb": 180, "mem_bw_gbs": 8000}
