@@ -410,3 +410,16 @@ def test_a_pcie_only_card_keeps_pcie_past_eight_cards():
     assert lc[3] == pytest.approx(math.log(900 / 50))  # a second server: the network
     h = card_logs(h100, [8, 10])[:, 3]
     assert h[0] == pytest.approx(0.0) and h[1] == pytest.approx(math.log(900 / 50))
+
+
+def test_resolvers_share_one_reading_of_the_shipped_catalog():
+    """Rate tables make a resolver per card: the catalog is read and indexed once, and each
+    resolver's own dicts stay its own (a user's cards or cache never leak into another's)."""
+    from fedopt.normalize.cards import CardResolver
+
+    a, b = CardResolver(), CardResolver()
+    assert a.catalog["K80"] is b.catalog["K80"]  # the same frozen Card, not re-read
+    a.catalog["X"] = a.catalog["K80"]
+    a.resolve("H100")
+    assert "X" not in b.catalog and "H100" not in b._cache
+    assert a.catalog is not b.catalog and a._aliases is not b._aliases
