@@ -43,3 +43,20 @@ def test_highs_objects_do_not_share_the_running_lock():
     finally:
         done.set()
         t.join()
+
+
+def test_the_command_line_does_not_import_matplotlib_until_a_figure_is_drawn():
+    """Every command's parser names `report`; importing its figures made `fedopt solve` pay ~0.25 s
+    of matplotlib. The report package loads its modules on first use."""
+    code = (
+        "import sys\n"
+        "from fedopt.cli import parser\n"
+        "parser()\n"
+        "assert 'matplotlib' not in sys.modules, 'parser imported matplotlib'\n"
+        "from fedopt.report import plot_pool_use\n"
+        "assert 'matplotlib' in sys.modules and callable(plot_pool_use)\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
