@@ -368,9 +368,39 @@ def _table(args) -> int:
     from fedopt.instance import load_instance
     from fedopt.normalize.table import format_table, rate_table, table_json
 
+    if args.fill:
+        from fedopt.atomic import check_writable
+
+        check_writable(args.fill, "--fill")
     inst = load_instance(args.table)
+    if args.fill:
+        return _fill(args, inst)
     df = rate_table(inst, by="job" if args.by_job else "class", calibrated=not args.no_priors)
     _out(table_json(df) if args.json else format_table(df))
+    return 0
+
+
+def _fill(args, inst) -> int:
+    """--table INSTANCE --fill OUT: the instance with the table's rates written into it."""
+    import json
+
+    from fedopt.atomic import write_atomic
+    from fedopt.instance import parse_instance
+    from fedopt.instance.io import read_bytes
+    from fedopt.normalize.table import fill_rates, rate_table
+
+    df = rate_table(inst, by="job", calibrated=not args.no_priors)
+    doc, filled, zeros = fill_rates(json.loads(read_bytes(args.table)), df)
+    text = json.dumps(doc, indent=1) + "\n"
+    parse_instance(text, args.fill)  # the written file loads, or nothing is written
+    write_atomic(args.fill, text)
+    if not args.quiet:
+        jobs = len(doc.get("jobs", []))
+        _out(
+            f"wrote {args.fill}: {filled} rates filled in for {jobs} jobs x {len(df.columns)} card types "
+            f"({zeros} of them 0: the job does not fit or nothing predicts it); measured rates kept",
+            True,
+        )
     return 0
 
 
@@ -497,6 +527,8 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         raise InputError("--interval", "goes with --query/--out (bounds around each prediction)")
     if args.fixed_intervals and args.interval is None:
         raise InputError("--fixed-intervals", "goes with --interval (how its bounds are scaled)")
+    if args.fill and not args.table:
+        raise InputError("--fill", "goes with --table INSTANCE (the instance whose rates it fills in)")
     if args.profiles and not args.evaluate:
         raise InputError("--profiles", "goes with --evaluate (how well the profiles predict measured ratios)")
     if predicting or not modes:
@@ -583,6 +615,12 @@ def add_normalize(sub) -> None:
     )
     p.add_argument("--table", metavar="instance.json", help="print the instance's rate table (job class x card type)")
     p.add_argument("--by-job", action="store_true", help="with --table: one row per job")
+    p.add_argument(
+        "--fill",
+        metavar="OUT.json",
+        help="with --table: write the instance with every job's missing throughput entries set to the table's rates "
+        "(measured ones kept), for `fedopt solve` (written atomically)",
+    )
     p.add_argument("--catalog", action="store_true", help="print every known card type's figures (the catalog, then --cards)")
     p.add_argument(
         "--resolve",

@@ -88,3 +88,44 @@ def test_profile_precision_in_the_table():
     assert int8["A100"] == pytest.approx(624 / 1979) and bf16["A100"] == pytest.approx(312 / 989)
     assert int8["910B"] == pytest.approx(640 / 1979) and bf16["910B"] == pytest.approx(320 / 989)
     assert int8["V100"] == pytest.approx(125 / 1979) and bf16["V100"] == pytest.approx(125 / 989)
+
+
+def test_fill_writes_the_tables_rates_into_the_instance_and_solve_uses_them(tmp_path, capsys):
+    """--fill: a job measured on two of four types gets the model's rates on the other two, in the
+    file itself, so a plan of it checks against the same rates (measured entries untouched)."""
+    import json
+
+    from fedopt import solve
+    from fedopt.check import check_plan
+
+    doc = tiny_doc("eligibility")
+    for job in doc["jobs"]:
+        job.pop("profile", None)
+    doc["jobs"][1]["throughput"] = {"H100": 1.0, "A100": 0.5}
+    doc["jobs"][1].pop("stack", None)
+    src = tmp_path / "inst.json"
+    src.write_text(json.dumps(doc))
+    out = tmp_path / "filled.json"
+    assert main(["normalize", "--table", str(src), "--fill", str(out)]) == 0
+    assert "rates filled in" in capsys.readouterr().err
+    filled = json.loads(out.read_text())
+    table = rate_table(parse_instance(doc), by="job")
+    asc = filled["jobs"][1]["throughput"]
+    assert (asc["H100"], asc["A100"]) == (1.0, 0.5)  # measured: kept
+    assert asc["H20"] == pytest.approx(table.loc["ASC", "H20"], rel=1e-5) and 0 < asc["H20"] < 1
+    for before, after in zip(doc["jobs"], filled["jobs"], strict=True):
+        assert set(after["throughput"]) == {c["id"] for c in doc["card_types"]}
+        assert all(after["throughput"][k] == v for k, v in before["throughput"].items())
+    inst = parse_instance(filled)
+    assert inst.rate[1, inst.card_ids.index("H20")] == asc["H20"]  # the loader now reads the model's rate
+    assert parse_instance(doc).rate[1, inst.card_ids.index("H20")] == 0  # before: no entry, no profile, ineligible
+    result = solve(inst, time_limit=30)
+    verdict = check_plan(inst, result.to_doc())
+    assert verdict.ok, verdict.violations
+
+
+def test_fill_needs_table_and_a_writable_path(tmp_path, capsys):
+    assert main(["normalize", "--fill", str(tmp_path / "x.json")]) == 2
+    assert "--fill: goes with --table" in capsys.readouterr().err
+    assert main(["normalize", "--table", str(TINY / "eligibility.json"), "--fill", str(tmp_path / "no" / "x.json")]) == 2
+    assert "--fill: folder" in capsys.readouterr().err
