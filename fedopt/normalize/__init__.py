@@ -5,7 +5,8 @@
 - ``model.ThroughputModel``: throughput on any card from its specs and the job's measurements
   on other cards (``speedups``: a workload x card table against a reference card);
   ``evaluate``: leave-one-card-out against spec-ratio baselines; ``plots``: its figure;
-- ``table.rate_table``: an instance's job (class) x card type rate table;
+- ``table.rate_table``: an instance's job (class) x card type rate table; ``table.fill_rates``: an
+  instance's JSON with that table's rates written into each job's ``throughput``, for ``solve``;
 - ``catalog``, ``cards``: the accelerator catalog and card names matched to it; ``catalog_view``:
   both as pandas frames (``catalog_frame``, ``resolution_frame``: what each name resolves to, how).
 
@@ -17,10 +18,10 @@ from fedopt.normalize.roofline import CardSpec, profile_rate
 
 def __getattr__(name: str):
     # heavier parts load on first use (the instance loader imports this package for profile_rate)
-    if name == "rate_table":
-        from fedopt.normalize.table import rate_table
+    if name in ("rate_table", "fill_rates"):
+        from fedopt.normalize import table
 
-        return rate_table
+        return getattr(table, name)
     if name in ("catalog_frame", "resolution_frame"):
         from fedopt.normalize import catalog_view
 
@@ -32,4 +33,4 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-__all__ = ["CardSpec", "ThroughputModel", "catalog_frame", "profile_rate", "rate_table", "resolution_frame"]
+__all__ = ["CardSpec", "ThroughputModel", "catalog_frame", "fill_rates", "profile_rate", "rate_table", "resolution_frame"]
