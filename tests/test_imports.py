@@ -1,7 +1,15 @@
-"""highspy and ortools both bundle HiGHS; some version pairs crash when imported together."""
+"""What importing costs or breaks: highspy and ortools both bundle HiGHS (some version pairs crash
+when imported together); the command line must not pull in matplotlib before it draws."""
 
 import subprocess
 import sys
+
+
+def assert_runs_ok(code: str) -> None:
+    """Run ``code`` in a fresh interpreter (imports are per process); it must print ``ok`` last."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("ok")
 
 
 def test_highspy_and_ortools_import_and_solve_in_one_process():
@@ -14,9 +22,7 @@ def test_highspy_and_ortools_import_and_solve_in_one_process():
         "s = cp_model.CpSolver(); assert s.solve(m) == cp_model.OPTIMAL\n"
         "print('ok')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().endswith("ok")
+    assert_runs_ok(code)
 
 
 def test_highs_objects_do_not_share_the_running_lock():
@@ -57,6 +63,4 @@ def test_the_command_line_does_not_import_matplotlib_until_a_figure_is_drawn():
         "assert 'matplotlib' in sys.modules and callable(plot_pool_use)\n"
         "print('ok')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok"
+    assert_runs_ok(code)
