@@ -372,15 +372,14 @@ def _table(args) -> int:
         from fedopt.atomic import check_writable
 
         check_writable(args.fill, "--fill")
+        return _fill(args)
     inst = load_instance(args.table)
-    if args.fill:
-        return _fill(args, inst)
     df = rate_table(inst, by="job" if args.by_job else "class", calibrated=not args.no_priors)
     _out(table_json(df) if args.json else format_table(df))
     return 0
 
 
-def _fill(args, inst) -> int:
+def _fill(args) -> int:
     """--table INSTANCE --fill OUT: the instance with the table's rates written into it."""
     import json
 
@@ -389,8 +388,10 @@ def _fill(args, inst) -> int:
     from fedopt.instance.io import read_bytes
     from fedopt.normalize.table import fill_rates, rate_table
 
+    data = read_bytes(args.table)  # once: it may be standard input
+    inst = parse_instance(data, str(args.table))
     df = rate_table(inst, by="job", calibrated=not args.no_priors)
-    doc, filled, zeros = fill_rates(json.loads(read_bytes(args.table)), df)
+    doc, filled, zeros = fill_rates(json.loads(data), df)
     text = json.dumps(doc, indent=1) + "\n"
     parse_instance(text, args.fill)  # the written file loads, or nothing is written
     write_atomic(args.fill, text)

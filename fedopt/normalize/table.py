@@ -133,7 +133,7 @@ def fill_rates(doc: dict, df: pd.DataFrame) -> tuple[dict, int, int]:
         have = dict(job.get("throughput") or {})
         for card, value in df.loc[str(job["id"])].items():
             if card not in have:
-                have[card] = round(float(value), 6)
+                have[card] = float(f"{float(value):.6g}")  # six digits; a tiny rate stays above 0 (0 = ineligible)
                 filled += 1
                 zeros += have[card] == 0
         job["throughput"] = have

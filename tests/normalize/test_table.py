@@ -129,3 +129,18 @@ def test_fill_needs_table_and_a_writable_path(tmp_path, capsys):
     assert "--fill: goes with --table" in capsys.readouterr().err
     assert main(["normalize", "--table", str(TINY / "eligibility.json"), "--fill", str(tmp_path / "no" / "x.json")]) == 2
     assert "--fill: folder" in capsys.readouterr().err
+
+
+def test_fill_reads_the_instance_once_from_standard_input(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    out = tmp_path / "filled.json"
+    cmd = [sys.executable, "-m", "fedopt", "normalize", "--table", "-", "--fill", str(out), "-q"]
+    done = subprocess.run(cmd, input=(TINY / "eligibility.json").read_bytes(), capture_output=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    cards = {c["id"] for c in tiny_doc("eligibility")["card_types"]}
+    assert all(set(j["throughput"]) == cards for j in json.loads(out.read_text())["jobs"])
