@@ -97,6 +97,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from fedopt.check import check_plan
     from fedopt.instance import load_instance, load_plan
 
+    if args.instance == args.plan == "-":
+        raise InputError("plan", "standard input can hold the instance or the plan, not both")
     inst = load_instance(args.instance)
     plan = load_plan(args.plan)
     verdict = check_plan(inst, plan)

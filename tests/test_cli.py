@@ -129,5 +129,7 @@ def test_solve_and_check_read_standard_input(spec_examples):
         timeout=300,
     )
     assert checked.returncode == 0 and checked.stdout.startswith(b"OK")
+    both = run("check", "-", "-")
+    assert both.returncode == 2 and "not both" in both.stderr
     empty = subprocess.run([sys.executable, "-m", "fedopt", "solve", "-"], input=b"", capture_output=True, cwd=ROOT, timeout=300)
     assert empty.returncode == 2 and b"empty document" in empty.stderr and b"Traceback" not in empty.stderr
