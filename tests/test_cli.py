@@ -73,16 +73,19 @@ def test_missing_file_and_bad_backend(tmp_path):
         ["generate", "--preset", "s", "-o", "{missing}/inst.json"],
         ["replan", "--state", TINY / "capacity.json", "-o", "{missing}/plan.json"],
         ["normalize", "--evaluate", "--plot", "{missing}/errors.png"],
+        ["report", "--instance", TINY / "capacity.json", TINY / "capacity.json", "-o", "{missing}/report.html"],
+        ["export", "--instance", TINY / "capacity.json", TINY / "capacity.json", "--format", "kueue", "-o", "{file}/sub"],
     ],
-    ids=["solve-missing-folder", "solve-folder-as-file", "generate", "replan", "normalize-plot"],
+    ids=["solve-missing-folder", "solve-folder-as-file", "generate", "replan", "normalize-plot", "report", "export"],
 )
 def test_unwritable_output_refused_before_the_work(tmp_path, args):
     """A typo in an output folder costs a clear message at once, not a traceback after the solve."""
-    out = run(*[str(a).format(missing=tmp_path / "missing", tmp=tmp_path) for a in args])
+    (tmp_path / "a-file").write_text("")
+    out = run(*[str(a).format(missing=tmp_path / "missing", tmp=tmp_path, file=tmp_path / "a-file") for a in args])
     assert out.returncode == 2, out.stderr
     assert "Traceback" not in out.stderr
     assert "folder" in out.stderr and ("--output" in out.stderr or "--plot" in out.stderr)
-    assert list(tmp_path.iterdir()) == []
+    assert [p.name for p in tmp_path.iterdir()] == ["a-file"]
 
 
 def test_infeasible_exit_3(tmp_path):
