@@ -42,7 +42,8 @@ job's number formats are its recipe's, shown only where several cards show them;
 or 1 (a double well: a job scales with cards or does not; only its own rows at several counts move
 it, from where those rows alone put it); the shares'
 strength set per group from how much its workloads agree
-(empirical Bayes, a second fit); eta_c toward its architecture's efficiency, that toward its
+(empirical Bayes, a second fit); eta_c toward its architecture's efficiency (lowered by the
+architecture's calibrated miss, ``Hyper.arch_bias_in_fit``, where there is one), that toward its
 vendor's, that toward a common mu (~0); u, v toward 0. A workload measured only on cards without
 matrix units has rho_w = 0 (nothing shows it uses them). Predicting: a card not in the fit takes
 its architecture's (else vendor's, else the common) efficiency and u = 0, so it is predicted from
@@ -254,6 +255,11 @@ class Hyper:
     # 8 s^2 (10 s^2 until 2026-12-04: that held llama.cpp's non-scaling jobs near 0 too, and 1 or 3
     # let Gavel's irregular counts read a serial fraction; docs/normalize.md)
     lam_serial: float = 0.5
+    # the share of an architecture's calibrated miss (ThroughputModel.arch_bias: CDNA3's and
+    # Blackwell's, agreed across calibration sets) that also moves its efficiency centre when its
+    # cards are in the file: a card's few rows move its efficiency little, so one MI325X row does
+    # not show what the calibration saw of CDNA3 (0: the miss only for an architecture not in the fit)
+    arch_bias_in_fit: float = 0.5
     lam_beta: float = 0.05
     # power-limited clocks: how much of a card's power deficit (cards.POWER_FLAGSHIP) shows in its
     # efficiency (0: none, 1: the cube-root law), fitted toward this prior
@@ -432,6 +438,7 @@ class ThroughputModel:
         c_arch = np.array([archs.index(a) for a, _ in av], dtype=np.int64)
         vendor_of = dict(av)
         a_vend = np.array([vendors.index(vendor_of[a]) for a in archs], dtype=np.int64)
+        arch_off = np.array([h.arch_bias_in_fit * float(self.arch_bias.get(a, 0.0)) for a in archs])
         lam_eta = np.array([h.lam_eta_unknown if c.startswith("?") else h.lam_eta for c in cards])
         prior_off = np.array([self.card_priors.get(c, 0.0) for c in cards])
         deficit = np.array([self.resolver.power_deficit(self._card(c)) for c in cards])
@@ -557,9 +564,10 @@ class ThroughputModel:
             loss += h.lam_group * (d**2).sum() + 0.01 * (ph0 - phi_prior) ** 2
             gphg += 2 * h.lam_group * d
             gph0 = -2 * h.lam_group * d.sum() + 0.02 * (ph0 - phi_prior)
-            # efficiency hierarchy; a power-limited card's centre is lowered by kappa times its deficit
+            # efficiency hierarchy; a power-limited card's centre is lowered by kappa times its deficit,
+            # an architecture's by its calibrated miss (arch_off)
             de = eta - ea[c_arch] - prior_off + kap * deficit
-            dea = ea - ev[a_vend]
+            dea = ea - ev[a_vend] - arch_off
             dev = ev - mu
             loss += (lam_eta * de**2).sum() + h.lam_arch * (dea**2).sum() + h.lam_vendor * (dev**2).sum() + h.lam_mu * mu * mu
             geta += 2 * lam_eta * de
@@ -758,7 +766,9 @@ class ThroughputModel:
         anchors = [a for a in anchors if pri[a][1] == vendor] or anchors
         if not anchors:
             return None
-        return float(np.mean([fz.eta_arch[a] + pri[arch][0] - pri[a][0] for a in anchors]))
+        # an anchor's own calibrated miss moved its fitted level (arch_bias_in_fit): not a gap to carry
+        level = {a: fz.eta_arch[a] - self.hyper.arch_bias_in_fit * float(self.arch_bias.get(a, 0.0)) for a in anchors}
+        return float(np.mean([level[a] + pri[arch][0] - pri[a][0] for a in anchors]))
 
     # ------------------------------------------------------------------ predict
     def predict(self, df: pd.DataFrame, use_measured: bool = True, scaleout: tuple[float, float] | None = None) -> np.ndarray:

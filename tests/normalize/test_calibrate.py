@@ -11,7 +11,7 @@ import pytest
 
 from fedopt.normalize.calibrate import _params_without, arch_priors, calibrate, fit_settings, load_params
 from fedopt.normalize.data import HELD_OUT_SOURCES, TEST_ONLY_SOURCES, calibration_measurements
-from fedopt.normalize.model import ThroughputModel
+from fedopt.normalize.model import Hyper, ThroughputModel
 
 # two Hopper cards and one Ada card, three jobs at their BF16 peak ratio
 ROWS = [
@@ -92,12 +92,19 @@ def test_the_shipped_parameters_are_current():
 
 
 def test_an_unmeasured_architecture_takes_its_calibrated_miss(data):
-    plain = ThroughputModel(arch_priors=GAPS).fit(data)
-    biased = ThroughputModel(arch_priors=GAPS, arch_bias={"amd-cdna3": math.log(0.5), "nvidia-ada": 0.7}).fit(data)
+    bias = {"amd-cdna3": math.log(0.5), "nvidia-ada": 0.7}
+    alone = Hyper(arch_bias_in_fit=0.0)  # the rule for an architecture the file lacks, alone
+    plain = ThroughputModel(hyper=alone, arch_priors=GAPS).fit(data)
+    biased = ThroughputModel(hyper=alone, arch_priors=GAPS, arch_bias=bias).fit(data)
     q = pd.DataFrame({"workload": ["a", "a", "b"], "card_type": ["MI300X", "L40", "H200"], "cards": 8})
     p0, p1 = plain.predict(q), biased.predict(q)
     assert p1[0] == pytest.approx(0.5 * p0[0])  # CDNA3 is not in the fit: corrected
     assert p1[1:] == pytest.approx(p0[1:])  # Ada and Hopper are: their calibrated misses do not apply
+    # by default a measured architecture's miss also lifts its centre (Hyper.arch_bias_in_fit): the
+    # L40, an Ada card the file lacks, reads faster beside its L40S; Hopper's H200 far less
+    default = ThroughputModel(arch_priors=GAPS, arch_bias=bias).fit(data).predict(q)
+    assert default[1] > 1.1 * p0[1]
+    assert default[1] / p0[1] > default[2] / p0[2]
 
 
 def test_architecture_bias_is_the_median_over_sets_of_each_sets_median(monkeypatch):

@@ -181,3 +181,26 @@ def test_a_model_that_fits_on_one_card_runs_as_replicas():
     assert l8 / (8 * l1) < 0.7
     x1, x8, _, _ = ThroughputModel().fit(m).predict(q)
     assert x8 / (8 * x1) < 0.8
+
+
+def test_an_architectures_calibrated_miss_moves_its_centre_when_it_is_in_the_file():
+    """One MI300X row cannot show that CDNA3 runs below its peaks (a card's rows move its efficiency
+    little); the calibrated miss (arch_bias) does, at Hyper.arch_bias_in_fit of its strength, also
+    for a sibling the file never measured. Without a miss for the architecture nothing moves."""
+    res = CardResolver()
+    jobs = {"train": 1.0, "serve": 0.4}
+    peak = {card: res.resolve(card).bf16_tflops / 1000 for card in ("H100", "H200", "MI300X")}
+    rows = [(job, card, 8, 8 * scale * peak[card]) for job, scale in jobs.items() for card in ("H100", "H200")]
+    rows += [("train", "MI300X", 8, 8 * 0.6 * peak["MI300X"])]  # CDNA3 well below its peak
+    data = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+    ask = pd.DataFrame({"workload": ["serve"], "card_type": ["MI325X"], "cards": [8]})
+    fits = {
+        share: ThroughputModel(hyper=Hyper(arch_bias_in_fit=share), arch_bias={"amd-cdna3": -0.3}).fit(data)
+        for share in (0.0, 0.5, 1.0)
+    }
+    centre = {share: m.fitted.eta_arch["amd-cdna3"] for share, m in fits.items()}
+    assert centre[1.0] < centre[0.5] < centre[0.0]
+    pred = {share: float(m.predict(ask)[0]) for share, m in fits.items()}
+    assert pred[1.0] < pred[0.5] < pred[0.0]
+    other = ThroughputModel(hyper=Hyper(arch_bias_in_fit=1.0), arch_bias={"nvidia-blackwell": 0.3}).fit(data)
+    assert other.fitted.eta_arch["amd-cdna3"] == pytest.approx(centre[0.0], abs=1e-6)
