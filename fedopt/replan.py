@@ -132,8 +132,13 @@ def replan(
         a: sum(1 for r in changes if r["action"] == a) for a in ("start", "reserve", "keep", "migrate", "preempt", "pending")
     }
     write_atomic(output, result.to_json() + "\n")
-    write_atomic(diff_path or str(Path(output).with_suffix(".diff.json")), json.dumps(changes, indent=1) + "\n")
+    write_atomic(diff_path_for(output, diff_path), json.dumps(changes, indent=1) + "\n")
     return result, changes
+
+
+def diff_path_for(output: str, diff_path: str | None = None) -> str:
+    """Where the diff goes: ``--diff``, else the plan's name with ``.diff.json``."""
+    return diff_path or str(Path(output).with_suffix(".diff.json"))
 
 
 def run_cron(args) -> int:
@@ -146,7 +151,7 @@ def run_cron(args) -> int:
 
     try:
         check_writable(args.output, "--output")
-        check_writable(args.diff or str(Path(args.output).with_suffix(".diff.json")), "--diff")
+        check_writable(diff_path_for(args.output, args.diff), "--diff")
         check_writable(lock, "--lock")
         with exclusive_lock(lock), graceful_stop() as stop:
             result, _ = replan(

@@ -16,6 +16,7 @@ import argparse
 import io
 import sys
 
+from fedopt.atomic import check_writable
 from fedopt.errors import InputError
 
 
@@ -146,8 +147,6 @@ def _evaluate(args) -> int:
     )
 
     if args.plot:
-        from fedopt.atomic import check_writable
-
         _figure_format(args.plot)  # before minutes of fitting
         check_writable(args.plot, "--plot")
     fit_as = {}
@@ -369,8 +368,6 @@ def _table(args) -> int:
     from fedopt.normalize.table import format_table, rate_table, table_json
 
     if args.fill:
-        from fedopt.atomic import check_writable
-
         check_writable(args.fill, "--fill")
         return _fill(args)
     inst = load_instance(args.table)
@@ -509,7 +506,6 @@ def _calibrate_intervals(args) -> int:
 
 
 def cmd_normalize(args: argparse.Namespace) -> int:
-    from fedopt.atomic import check_writable
     from fedopt.normalize.evaluate import use_cores
 
     use_cores()  # the command's folds (evaluations, calibrations, --interval's scale) on every core

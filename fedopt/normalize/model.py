@@ -438,7 +438,7 @@ class ThroughputModel:
         c_arch = np.array([archs.index(a) for a, _ in av], dtype=np.int64)
         vendor_of = dict(av)
         a_vend = np.array([vendors.index(vendor_of[a]) for a in archs], dtype=np.int64)
-        arch_off = np.array([h.arch_bias_in_fit * float(self.arch_bias.get(a, 0.0)) for a in archs])
+        arch_off = np.array([self._arch_offset(a) for a in archs])
         lam_eta = np.array([h.lam_eta_unknown if c.startswith("?") else h.lam_eta for c in cards])
         prior_off = np.array([self.card_priors.get(c, 0.0) for c in cards])
         deficit = np.array([self.resolver.power_deficit(self._card(c)) for c in cards])
@@ -749,6 +749,10 @@ class ThroughputModel:
             base = fz.eta_vendor.get(vendor, fz.mu)
         return base + self.card_priors.get(key, 0.0) - fz.kappa * self.resolver.power_deficit(self._card(key))
 
+    def _arch_offset(self, arch: str) -> float:
+        """How far an architecture's calibrated miss moves its efficiency centre in a fit (log)."""
+        return self.hyper.arch_bias_in_fit * float(self.arch_bias.get(arch, 0.0))
+
     def _new_arch_bias(self, key: str) -> float:
         """The calibrated correction of a card whose architecture no card of the fit shares (0 else)."""
         arch, _ = arch_vendor(self._card(key), key)
@@ -767,7 +771,7 @@ class ThroughputModel:
         if not anchors:
             return None
         # an anchor's own calibrated miss moved its fitted level (arch_bias_in_fit): not a gap to carry
-        level = {a: fz.eta_arch[a] - self.hyper.arch_bias_in_fit * float(self.arch_bias.get(a, 0.0)) for a in anchors}
+        level = {a: fz.eta_arch[a] - self._arch_offset(a) for a in anchors}
         return float(np.mean([level[a] + pri[arch][0] - pri[a][0] for a in anchors]))
 
     # ------------------------------------------------------------------ predict
