@@ -493,13 +493,21 @@ _VARIANT_WORDS = re.compile(r"(?:(?<=\d)|\b)(ti|super|xtx|xt)\b")
 
 
 def missing_variant(name: str, card: Card | None) -> list[str]:
-    """Variant words of a name (Ti, SUPER, XT) that the card it resolved to lacks: a card the
-    catalog does not have is read as its base card (``RTX 4080 SUPER`` as the RTX 4080, whose
-    figures are 5-20% below a SUPER's or Ti's), which a user should hear of."""
+    """Variant words of a name (Ti, SUPER, XT) and a memory size (``141GB``) that the card it
+    resolved to lacks: a card the catalog does not have is read as its nearest sibling (``RTX 4080
+    SUPER`` as the RTX 4080, whose figures are 5-20% below a SUPER's or Ti's; ``H20 141GB`` as the
+    96 GB H20, so memory fit and bandwidth are the smaller card's), which a user should hear of."""
     if card is None:
         return []
     have = set(_VARIANT_WORDS.findall(clean_name(card.id)))
-    return [w for w in dict.fromkeys(_VARIANT_WORDS.findall(clean_name(name))) if w not in have]
+    out = [w for w in dict.fromkeys(_VARIANT_WORDS.findall(clean_name(name))) if w not in have]
+    gb = _memory(name)
+    # within 10%: usable vs installed (B200 180 / 192 GB, H100 NVL 94 / 96 GB); a dual-die board's
+    # total (K80 24 GB) is its two dies' memory; a MIG slice's memory is the slice's
+    other_size = bool(gb and card.memory_gb) and all(abs(math.log(gb / (k * card.memory_gb))) > 0.1 for k in (1, 2))
+    if other_size and not _MIG.search(clean_name(name)):
+        out.append(f"{gb:g}gb")
+    return out
 
 
 @functools.lru_cache(maxsize=65536)

@@ -279,7 +279,8 @@ def _basis_notes(basis, query, resolver, meas) -> None:
     if approx:
         _out(
             f"fedopt: note: no specs of their own for {', '.join(approx)}: read as that card (a SUPER or Ti has "
-            "more SMs or bandwidth); --cards FILE gives a card's own figures",
+            "more SMs or bandwidth; another memory size, other memory for the fit and often bandwidth); --cards FILE "
+            "gives a card's own figures",
             True,
         )
     new = sorted(set(query.loc[basis == "new architecture", "card_type"].astype(str)))

@@ -168,6 +168,16 @@ def test_variants_the_catalog_lacks():
     assert missing_variant("Unknown 9000 Ti", None) == []  # no card: the "no specs" note says it
 
 
+def test_memory_size_the_catalog_lacks():
+    # the 141 GB H20 has no figures of its own: read as the 96 GB card, which the user should hear of
+    res = CardResolver()
+    assert res.resolve("H20-141GB").memory_gb == 96
+    assert missing_variant("H20-141GB", res.resolve("H20-141GB")) == ["141gb"]
+    # installed vs usable memory (within 10%), a dual-die board's total, MIG slices, Grace Hopper's LPDDR: no note
+    for name in ("B200 192GB", "H100 NVL 96GB", "K80 24GB", "A100 MIG 3g.40gb", "GH200 480GB", "A100-SXM4-40GB", "V100 32GB"):
+        assert missing_variant(name, res.resolve(name)) == [], name
+
+
 def test_laptop_parts_have_no_specs():
     # they run far below their desktop namesakes' clocks and power (Lambda's Max-Q rows)
     for name in ("RTX 2080 MAX-Q", "RTX 2080 SUPER MAX-Q", "GeForce RTX 4090 Laptop GPU", "RTX 3080 Mobile"):
