@@ -189,7 +189,7 @@ def _evaluate(args) -> int:
     tab = summary(res)
     _out(format_summary(tab))
     _out("")
-    _out("targets: " + "\n         ".join(targets(tab)))
+    _out("targets: " + "\n         ".join(targets(tab, res=res)))
     if (line := oracle_line(res)) is not None:
         _out(line)
     if args.plot:
@@ -227,7 +227,10 @@ def _evaluate(args) -> int:
             )
             _out("")
             _out(f"leave-one-{unit}-out on each held-out set fitted alone, priors calibrated on every other set")
-            _out(format_summary(summary(alone)))
+            tab = summary(alone)
+            _out(format_summary(tab))
+            if unit == "card":
+                _out("targets: " + "\n         ".join(targets(tab, res=alone)))
         _held_out_scaleout(resolver, _fit_settings(args, exclude=("training-v6.0",)))
     if not (args.measurements or args.held_out):
         from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout

@@ -426,16 +426,47 @@ def oracle_line(res: pd.DataFrame) -> str | None:
     )
 
 
-def targets(tab: pd.DataFrame, limit: float = 0.15) -> list[str]:
-    """One line per data set: does the median meet ``limit`` and half the peak-TFLOPS baseline's?"""
+def median_interval(
+    res: pd.DataFrame, col: str = "pred", level: float = 0.9, draws: int = 2000, seed: int = 0
+) -> tuple[float, float]:
+    """How far the median error could move with other workloads of the same kind: the ``level``
+    interval of the median over ``draws`` resamples of whole workloads (a workload's rows share its
+    shares and its errors, so rows are not independent; a cluster bootstrap). Tells a real gap
+    from one set's luck: most model changes tried move the median by less than this width."""
+    e = errors(res, col).to_numpy(dtype=float)
+    ok = np.isfinite(e)
+    e = e[ok]
+    if len(e) == 0:
+        return float("nan"), float("nan")
+    wl = pd.factorize(res["workload"].astype(str).to_numpy()[ok])[0]
+    order = np.argsort(e, kind="stable")
+    e, wl = e[order], wl[order]
+    n_wl = int(wl.max()) + 1
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(n_wl, np.full(n_wl, 1.0 / n_wl), size=draws)  # each draw: how often each workload is taken
+    cum = np.cumsum(counts[:, wl], axis=1)  # weighted CDF over the sorted errors
+    half = cum[:, -1:] / 2.0
+    medians = e[np.minimum((cum < half).sum(axis=1), len(e) - 1)]
+    lo, hi = np.quantile(medians, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+
+def targets(tab: pd.DataFrame, limit: float = 0.15, res: pd.DataFrame | None = None) -> list[str]:
+    """One line per data set: does the median meet ``limit`` and half the peak-TFLOPS baseline's?
+    With ``res`` (the rows ``tab`` summarizes) each median also gets its ``median_interval``."""
     out = []
     for r in tab.to_dict("records"):
         if "peak_tflops_median" not in r:
             continue
         a = r["model_median"] <= limit
         b = r["model_median"] <= 0.5 * r["peak_tflops_median"]
+        width = ""
+        if res is not None:
+            part = res if r["data"] == "all" or "source" not in res else res[res["source"] == r["data"]]
+            lo, hi = median_interval(part)
+            width = f" (90% {100 * lo:.1f}-{100 * hi:.1f}% over resampled workloads)"
         out.append(
-            f"{r['data']}: median {100 * r['model_median']:.1f}% "
+            f"{r['data']}: median {100 * r['model_median']:.1f}%{width} "
             f"{'<=' if a else '>'} {100 * limit:.0f}% ({'met' if a else 'NOT met'}); "
             f"{'<=' if b else '>'} half the peak-TFLOPS baseline's {50 * r['peak_tflops_median']:.1f}% "
             f"({'met' if b else 'NOT met'})"
@@ -452,6 +483,7 @@ __all__ = [
     "keep_one_card",
     "leave_one_card_out",
     "leave_one_workload_scaleout",
+    "median_interval",
     "oracle_line",
     "oracle_ratio",
     "ratio_prediction",

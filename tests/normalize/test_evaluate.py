@@ -10,6 +10,7 @@ from fedopt.normalize.evaluate import (
     fold_workers,
     keep_one_card,
     leave_one_card_out,
+    median_interval,
     oracle_line,
     oracle_ratio,
     summary,
@@ -47,6 +48,22 @@ def test_error_levels(table):
     assert table.loc["mlperf", "model_median"] <= 0.12
     assert table.loc["gavel", "model_median"] <= 0.25
     assert table.loc["all", "model_median"] <= 0.20
+
+
+def test_median_interval_resamples_whole_workloads():
+    # two workloads, each with rows that all err alike: a resample holds A twice (median 10%), B
+    # twice (30%) or both (the lower middle row, 10%); one workload alone cannot move at all
+    res = pd.DataFrame({"workload": ["a", "a", "b", "b"], "throughput": [1.0] * 4, "pred": [1.1, 0.9, 1.3, 0.7]})
+    lo, hi = median_interval(res, level=0.9, draws=400)
+    assert lo == pytest.approx(0.1) and hi == pytest.approx(0.3)
+    assert median_interval(res[res.workload == "a"]) == pytest.approx((0.1, 0.1))
+    assert median_interval(res, seed=3) == median_interval(res, seed=3)  # seeded
+    # more workloads of the same spread narrow it around the median
+    many = pd.DataFrame(
+        {"workload": [f"w{i}" for i in range(200)], "throughput": 1.0, "pred": 1.0 + (pd.RangeIndex(200) % 40) / 100}
+    )
+    lo, hi = median_interval(many)
+    assert lo <= 0.195 <= hi and hi - lo < 0.08
 
 
 def test_oracle_ratio_by_hand():
