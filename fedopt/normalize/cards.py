@@ -573,6 +573,28 @@ def mig_profile(name: str) -> tuple[int, int, float] | None:
     return min(c, g), g, float(m.group(3))
 
 
+@functools.cache
+def _cloud_instances() -> tuple[tuple[re.Pattern, str, str], ...]:
+    """(pattern, card id, provider) of each cloud instance type in ``models/cloud_instances.csv``."""
+    import csv
+
+    from fedopt.normalize.catalog import MODELS_DIR
+
+    with open(MODELS_DIR / "cloud_instances.csv", newline="") as f:
+        return tuple((re.compile(r["instance"]), r["card"], r["provider"]) for r in csv.DictReader(f))
+
+
+def cloud_instance(name: str) -> tuple[str, str] | None:
+    """(card id, provider) of a cloud instance or machine type (``p4d.24xlarge``, ``a3-highgpu-8g``,
+    ``Standard_ND96isr_H100_v5``, ``v5litepod-8``): what cloud benchmarks and node labels name
+    instead of the card; read as a card name, ``a2-highgpu-1g`` (eight A100s) would be an NVIDIA A2."""
+    s = re.sub(r"^standard_", "", name.strip().lower())
+    for rx, card, provider in _cloud_instances():
+        if rx.fullmatch(s):
+            return card, provider
+    return None
+
+
 def _form(name: str) -> str | None:
     s = clean_name(name)
     for form, pat in _FORMS.items():
@@ -643,15 +665,18 @@ class CardResolver:
         return self._cache[key]
 
     def match(self, name: str) -> tuple[Card | None, str]:
-        """The card a name resolves to and how (``--cards id``, ``--cards family``, ``MIG slice``,
-        ``catalog id or alias``, ``catalog family``; without a card: ``laptop part``, ``no family``,
-        ``family not in the catalog``): what ``normalize --resolve`` shows a user."""
+        """The card a name resolves to and how (``--cards id``, ``--cards family``, ``aws instance``
+        (``gcp``, ``azure``), ``MIG slice``, ``catalog id or alias``, ``catalog family``; without a
+        card: ``laptop part``, ``no family``, ``family not in the catalog``): what ``normalize
+        --resolve`` shows a user."""
         comp = _compact(name)
         if not comp:
             return None, "empty name"
         for cid, card in self.extra.items():
             if _compact(cid) == comp:
                 return card, "--cards id"
+        if (cloud := cloud_instance(name)) is not None and cloud[0] in self.catalog:
+            return self.catalog[cloud[0]], f"{cloud[1]} instance"
         if (mig := mig_profile(name)) is not None:
             card = self._mig_slice(name, *mig)
             return card, "MIG slice" if card is not None else "MIG slice of a card without MIG"
