@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fedopt.normalize.cards import CardResolver
+from fedopt.normalize.cards import CardResolver, cloud_instance
 
 # Extended resources that are whole accelerator cards, and the labels that name their product,
 # most specific first. A resource name ending in a product (huawei.com/Ascend910B) names it too.
@@ -39,6 +39,12 @@ RESOURCE_LABELS: dict[str, tuple[str, ...]] = {
     "huawei.com/Ascend910B": ("node.kubernetes.io/npu.chip.name", "accelerator-type", "accelerator"),
     "habana.ai/gaudi": ("habana.ai/gaudi.product", "accelerator"),
 }
+
+
+# The cloud's instance-type labels (every managed node has one): read only when no product label
+# names a known card, and only when the instance type is one the card table knows (an EKS node with
+# the device plugin but no GPU feature discovery says p4d.24xlarge and nothing else)
+INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
 
 
 def is_card_resource(name: str) -> bool:
@@ -133,7 +139,9 @@ def product_of_node(
 
     ``overrides`` maps exact label values to catalog (or config) ids and is asked first;
     ``resolver``: the card-name resolver on ``catalog`` (``match_product``), reused across nodes.
-    Returns ``ProductMatch(None, None, None)`` when no label names a product at all.
+    Without a known product, a cloud instance type of the resource's vendor names the card
+    (``INSTANCE_TYPE_LABELS``). Returns ``ProductMatch(None, None, None)`` when no label names a
+    product at all (an unknown instance type names none).
     """
     overrides = overrides or {}
     keys = extra_label_keys + RESOURCE_LABELS.get(resource, RESOURCE_LABELS["huawei.com/Ascend910B"])
@@ -151,6 +159,11 @@ def product_of_node(
             return ProductMatch(die if die in catalog else cid, key, value)
         if first_named is None and key not in ("accelerator", "servertype"):
             first_named = ProductMatch(None, key, value)
+    vendor = next((v for v, r in RESOURCE_OF_VENDOR.items() if r == resource), None)
+    for key in INSTANCE_TYPE_LABELS:
+        hit = cloud_instance(labels.get(key) or "")
+        if hit is not None and hit[0] in catalog and catalog[hit[0]].get("vendor") == vendor:
+            return ProductMatch(hit[0], key, labels[key])
     if first_named is None and candidates:
         first_named = ProductMatch(None, candidates[0][0], candidates[0][1])
     return first_named or ProductMatch(None, None, None)

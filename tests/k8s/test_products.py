@@ -84,6 +84,23 @@ def test_node_product_reads_the_resource_s_labels_in_order():
     assert product_of_node({"kubernetes.io/os": "linux"}, "nvidia.com/gpu", CATALOG).value is None
 
 
+def test_a_node_without_a_product_label_is_read_by_its_cloud_instance_type():
+    eks = {"node.kubernetes.io/instance-type": "p4d.24xlarge", "kubernetes.io/os": "linux"}
+    m = product_of_node(eks, "nvidia.com/gpu", CATALOG)
+    assert (m.catalog_id, m.label, m.value) == ("A100-SXM4-40GB", "node.kubernetes.io/instance-type", "p4d.24xlarge")
+    azure = {"beta.kubernetes.io/instance-type": "Standard_ND96isr_MI300X_v5"}
+    assert product_of_node(azure, "amd.com/gpu", CATALOG).catalog_id == "MI300X"
+    # a product label wins; an unknown product is still reported, unless the instance type knows the card
+    labelled = eks | {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}
+    assert product_of_node(labelled, "nvidia.com/gpu", CATALOG).catalog_id == "A100-SXM4-80GB"
+    odd = eks | {"nvidia.com/gpu.product": "ACME-Z9000"}
+    assert product_of_node(odd, "nvidia.com/gpu", CATALOG).catalog_id == "A100-SXM4-40GB"
+    # an instance type the table lacks (GCP N1 with attached GPUs) or of another vendor names nothing:
+    # the fleet file's cluster card type still applies
+    assert product_of_node({"node.kubernetes.io/instance-type": "n1-standard-8"}, "nvidia.com/gpu", CATALOG).value is None
+    assert product_of_node(eks, "amd.com/gpu", CATALOG).value is None
+
+
 def test_card_resources():
     assert all(map(is_card_resource, ["nvidia.com/gpu", "amd.com/gpu", "huawei.com/Ascend910", "huawei.com/Ascend910B"]))
     assert not any(map(is_card_resource, ["cpu", "nvidia.com/mig-1g.10gb", "nvidia.com/gpu.shared", "hugepages-2Mi"]))
