@@ -444,9 +444,13 @@ def median_interval(
     n_wl = int(wl.max()) + 1
     rng = np.random.default_rng(seed)
     counts = rng.multinomial(n_wl, np.full(n_wl, 1.0 / n_wl), size=draws)  # each draw: how often each workload is taken
-    cum = np.cumsum(counts[:, wl], axis=1)  # weighted CDF over the sorted errors
-    half = cum[:, -1:] / 2.0
-    medians = e[np.minimum((cum < half).sum(axis=1), len(e) - 1)]
+    cum = np.cumsum(counts[:, wl], axis=1)  # each draw's rows, in error order, counted with repeats
+    total = cum[:, -1:]
+
+    def at(k):  # the k-th (0-based) error of each draw's multiset
+        return e[(cum < k + 1).sum(axis=1)]
+
+    medians = 0.5 * (at((total - 1) // 2) + at(total // 2))  # as pandas' median of the resampled rows
     lo, hi = np.quantile(medians, [(1 - level) / 2, (1 + level) / 2])
     return float(lo), float(hi)
 

@@ -52,7 +52,7 @@ def test_error_levels(table):
 
 def test_median_interval_resamples_whole_workloads():
     # two workloads, each with rows that all err alike: a resample holds A twice (median 10%), B
-    # twice (30%) or both (the lower middle row, 10%); one workload alone cannot move at all
+    # twice (30%) or both (20%, the two middle rows' mean); one workload alone cannot move at all
     res = pd.DataFrame({"workload": ["a", "a", "b", "b"], "throughput": [1.0] * 4, "pred": [1.1, 0.9, 1.3, 0.7]})
     lo, hi = median_interval(res, level=0.9, draws=400)
     assert lo == pytest.approx(0.1) and hi == pytest.approx(0.3)
