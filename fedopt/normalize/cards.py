@@ -10,6 +10,7 @@ name that matches nothing resolves to ``None``; the model still predicts for it 
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import functools
 import json
@@ -576,8 +577,6 @@ def mig_profile(name: str) -> tuple[int, int, float] | None:
 @functools.cache
 def _cloud_instances() -> tuple[tuple[re.Pattern, str, str], ...]:
     """(pattern, card id, provider) of each cloud instance type in ``models/cloud_instances.csv``."""
-    import csv
-
     from fedopt.normalize.catalog import MODELS_DIR
 
     with open(MODELS_DIR / "cloud_instances.csv", newline="") as f:

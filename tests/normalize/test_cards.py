@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 
@@ -9,7 +10,7 @@ import pytest
 
 from fedopt.errors import InputError
 from fedopt.normalize.cards import Card, CardResolver, cloud_instance, load_cards_file, mig_parent_id, missing_variant
-from fedopt.normalize.catalog import load_catalog
+from fedopt.normalize.catalog import MODELS_DIR, load_catalog
 from fedopt.normalize.model import has_tensor
 
 NAMES = {
@@ -454,10 +455,6 @@ def test_cloud_instance_types_read_as_their_cards():
         got, got_how = res.match(name)
         assert (got.id, got_how) == (card, how), name
     # every row names a catalog card; no catalog id or alias reads as an instance
-    import csv
-
-    from fedopt.normalize.catalog import MODELS_DIR
-
     with open(MODELS_DIR / "cloud_instances.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert rows and all(r["card"] in res.catalog and r["source"] for r in rows)
