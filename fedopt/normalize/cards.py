@@ -587,7 +587,7 @@ def cloud_instance(name: str) -> tuple[str, str] | None:
     """(card id, provider) of a cloud instance or machine type (``p4d.24xlarge``, ``a3-highgpu-8g``,
     ``Standard_ND96isr_H100_v5``, ``v5litepod-8``): what cloud benchmarks and node labels name
     instead of the card; read as a card name, ``a2-highgpu-1g`` (eight A100s) would be an NVIDIA A2."""
-    s = re.sub(r"^standard_", "", name.strip().lower())
+    s = re.sub(r"^(?:standard_|ml\.)", "", name.strip().lower())  # Azure's size prefix, SageMaker's instance prefix
     for rx, card, provider in _cloud_instances():
         if rx.fullmatch(s):
             return card, provider

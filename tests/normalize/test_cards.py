@@ -450,6 +450,7 @@ def test_cloud_instance_types_read_as_their_cards():
         "v5litepod-8": ("TPU-v5e", "gcp instance"),
         "Standard_ND96isr_H100_v5": ("H100-SXM-80GB", "azure instance"),
         "Standard_NC24ads_A100_v4": ("A100-PCIe-80GB", "azure instance"),
+        "ml.g5.2xlarge": ("A10G", "aws instance"),  # SageMaker's name for the instance
     }
     for name, (card, how) in cases.items():
         got, got_how = res.match(name)
