@@ -162,8 +162,8 @@ def product_of_node(
     vendor = next((v for v, r in RESOURCE_OF_VENDOR.items() if r == resource), None)
     for key in INSTANCE_TYPE_LABELS:
         hit = cloud_instance(labels.get(key) or "")
-        if hit is not None and hit[0] in catalog and catalog[hit[0]].get("vendor") == vendor:
-            return ProductMatch(hit[0], key, labels[key])
+        if hit is not None and hit.card in catalog and catalog[hit.card].get("vendor") == vendor:
+            return ProductMatch(hit.card, key, labels[key])
     if first_named is None and candidates:
         first_named = ProductMatch(None, candidates[0][0], candidates[0][1])
     return first_named or ProductMatch(None, None, None)

@@ -19,9 +19,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from fedopt.errors import InputError
-from fedopt.normalize.catalog import load_catalog
+from fedopt.normalize.catalog import MODELS_DIR, load_catalog
 
 # Vector (non-tensor) FP32 peak is this share of the dense BF16 peak when a card gives none:
 # about the geometric mean of the catalog's tensor-core cards that give both (H100 1/15,
@@ -574,24 +575,26 @@ def mig_profile(name: str) -> tuple[int, int, float] | None:
     return min(c, g), g, float(m.group(3))
 
 
+class CloudInstance(NamedTuple):
+    card: str  # catalog id
+    provider: str  # aws, gcp, azure
+    source: str  # the provider's page that says which card the type carries
+
+
 @functools.cache
-def _cloud_instances() -> tuple[tuple[re.Pattern, str, str], ...]:
-    """(pattern, card id, provider) of each cloud instance type in ``models/cloud_instances.csv``."""
-    from fedopt.normalize.catalog import MODELS_DIR
-
+def _cloud_instances() -> tuple[tuple[re.Pattern, CloudInstance], ...]:
+    """Each cloud instance type's pattern and card, from ``models/cloud_instances.csv``."""
     with open(MODELS_DIR / "cloud_instances.csv", newline="") as f:
-        return tuple((re.compile(r["instance"]), r["card"], r["provider"]) for r in csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    return tuple((re.compile(r["instance"]), CloudInstance(r["card"], r["provider"], r["source"])) for r in rows)
 
 
-def cloud_instance(name: str) -> tuple[str, str] | None:
-    """(card id, provider) of a cloud instance or machine type (``p4d.24xlarge``, ``a3-highgpu-8g``,
+def cloud_instance(name: str) -> CloudInstance | None:
+    """The card of a cloud instance or machine type (``p4d.24xlarge``, ``a3-highgpu-8g``,
     ``Standard_ND96isr_H100_v5``, ``v5litepod-8``): what cloud benchmarks and node labels name
     instead of the card; read as a card name, ``a2-highgpu-1g`` (eight A100s) would be an NVIDIA A2."""
     s = re.sub(r"^(?:standard_|ml\.)", "", name.strip().lower())  # Azure's size prefix, SageMaker's instance prefix
-    for rx, card, provider in _cloud_instances():
-        if rx.fullmatch(s):
-            return card, provider
-    return None
+    return next((hit for rx, hit in _cloud_instances() if rx.fullmatch(s)), None)
 
 
 def _form(name: str) -> str | None:
@@ -674,8 +677,8 @@ class CardResolver:
         for cid, card in self.extra.items():
             if _compact(cid) == comp:
                 return card, "--cards id"
-        if (cloud := cloud_instance(name)) is not None and cloud[0] in self.catalog:
-            return self.catalog[cloud[0]], f"{cloud[1]} instance"
+        if (cloud := cloud_instance(name)) is not None and cloud.card in self.catalog:
+            return self.catalog[cloud.card], f"{cloud.provider} instance"
         if (mig := mig_profile(name)) is not None:
             card = self._mig_slice(name, *mig)
             return card, "MIG slice" if card is not None else "MIG slice of a card without MIG"

@@ -452,7 +452,7 @@ def _names_to_resolve(args) -> list[str]:
 
 
 def _resolve_names(args) -> int:
-    from fedopt.normalize.cards import mig_parent_id
+    from fedopt.normalize.cards import cloud_instance, mig_parent_id
     from fedopt.normalize.catalog_view import FIGURES, card_sources, resolution_frame
 
     res = _resolver(args)
@@ -464,11 +464,16 @@ def _resolve_names(args) -> int:
         for row in tab.to_dict(orient="records"):
             card = res.resolve(row["name"])
             figures = {f: getattr(card, f) for f in FIGURES} if card is not None else {}
-            records.append({**row, "figures": figures, "sources": card_sources(card, res)})
+            record = {**row, "figures": figures, "sources": card_sources(card, res)}
+            if row["how"].endswith(" instance"):
+                record["instance_source"] = cloud_instance(row["name"]).source
+            records.append(record)
         _out(json.dumps(records, indent=1))
         return 0
     _out("each name's card (none: no specs, predicted as a typical card of the fit), how it matched, what it lacks")
     _out(tab.to_string(index=False))
+    for name in tab.loc[tab["how"].str.endswith(" instance"), "name"]:
+        _out(f"  {name}: {cloud_instance(name).source}")
     for cid in dict.fromkeys(c for c in tab["card"] if c):
         card = res.resolve(cid)
         given = {f: v for f in FIGURES if (v := getattr(card, f)) is not None}

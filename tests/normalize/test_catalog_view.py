@@ -65,6 +65,12 @@ def test_resolve_command_reads_the_files_card_names(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "A100-PCIe-80GB" in out and "catalog family" in out
     assert "mem_bw_gbs 1935" in out and out.count("gpu_specs_curated.csv") == 1  # figures, then each source once
+    # a cloud instance type: the card it carries, and the provider's page that says so
+    assert main(["normalize", "--resolve", "a3-megagpu-8g", "--json"]) == 0
+    (rec,) = json.loads(capsys.readouterr().out)
+    assert (rec["card"], rec["how"]) == ("H100-SXM-80GB", "gcp instance") and "A3" in rec["instance_source"]
+    assert main(["normalize", "--resolve", "a3-megagpu-8g"]) == 0
+    assert "a3-megagpu-8g: Google Cloud, GPU machine types" in capsys.readouterr().out
 
 
 def test_catalog_command_prints_every_card(capsys):
