@@ -143,7 +143,6 @@ def _evaluate(args) -> int:
         leave_one_card_out,
         oracle_line,
         summary,
-        targets,
     )
 
     if args.plot:
@@ -189,7 +188,7 @@ def _evaluate(args) -> int:
     tab = summary(res)
     _out(format_summary(tab))
     _out("")
-    _out("targets: " + "\n         ".join(targets(tab, res=res)))
+    _out_targets(tab, res)
     if (line := oracle_line(res)) is not None:
         _out(line)
     if args.plot:
@@ -230,7 +229,7 @@ def _evaluate(args) -> int:
             tab = summary(alone)
             _out(format_summary(tab))
             if unit == "card":
-                _out("targets: " + "\n         ".join(targets(tab, res=alone)))
+                _out_targets(tab, alone)
         _held_out_scaleout(resolver, _fit_settings(args, exclude=("training-v6.0",)))
     if not (args.measurements or args.held_out):
         from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout
@@ -243,6 +242,13 @@ def _evaluate(args) -> int:
         )
         _out(format_scaleout(so))
     return 0
+
+
+def _out_targets(tab, res) -> None:
+    """The issue's two targets per data set, each median with its interval over resampled workloads."""
+    from fedopt.normalize.evaluate import targets
+
+    _out("targets: " + "\n         ".join(targets(tab, res=res)))
 
 
 def _held_out_scaleout(resolver, fit_as: dict) -> None:
