@@ -325,6 +325,11 @@ _FAMILIES = [
     ("trainium", r"\btrainium ?1?\b|\btrn ?1\b"),
     ("inferentia2", r"\binferentia ?2\b|\binf ?2\b"),
     ("mlu370", r"\bmlu ?370"),
+    # Qualcomm Cloud AI 100 ("cloud" and "ai" are dropped words: "QUALCOMM Cloud AI 100 Pro" reads
+    # "qualcomm 100 pro", "Cloud AI 100 Ultra" "100 ultra"); the Pro when no SKU is written
+    ("aic100ultra", r"(?:\bqualcomm |\bq?aic ?|^)(?:ai ?)?100 ultra\b"),
+    ("aic100standard", r"(?:\bqualcomm |\bq?aic ?|^)(?:ai ?)?100 (?:standard|std)\b"),
+    ("aic100", r"(?:\bqualcomm |\bq?aic ?)(?:ai ?)?100\b|^100 pro\b"),
 ]
 _FAMILY_RE = [(fam, re.compile(pat)) for fam, pat in _FAMILIES]
 _DESKTOP_MAX_Q = frozenset({"rtxpro6000maxq"})  # "Max-Q" in a desktop card's name: a power level, not a laptop
@@ -453,6 +458,9 @@ ARCH = {
     "trainium2": "aws-neuron",
     "inferentia2": "aws-neuron",
     "mlu370": "cambricon-mlu",
+    "aic100": "qualcomm-aic100",
+    "aic100standard": "qualcomm-aic100",
+    "aic100ultra": "qualcomm-aic100",
 }
 
 

@@ -137,6 +137,11 @@ NAMES = {
     "A16-16GB": "A16",
     "AWS Trainium2": "Trainium2",
     "Cambricon MLU370-X8": "MLU370-X8",
+    # Qualcomm Cloud AI 100 cards as MLPerf Inference systems name them; the Pro when no SKU is written
+    "QUALCOMM Cloud AI 100 Standard": "AIC100-Standard",
+    "Qualcomm Cloud AI 100 Pro": "AIC100-Pro",
+    "QUALCOMM Cloud AI 100 Ultra": "AIC100-Ultra",
+    "QAIC100": "AIC100-Pro",
     "trn1": "Trainium",
     "inf2": "Inferentia2",
     "NVIDIA GeForce RTX 5090": "RTX-5090",
