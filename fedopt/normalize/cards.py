@@ -327,8 +327,8 @@ _FAMILIES = [
     ("mlu370", r"\bmlu ?370"),
     # Qualcomm Cloud AI 100 ("cloud" and "ai" are dropped words: "QUALCOMM Cloud AI 100 Pro" reads
     # "qualcomm 100 pro", "Cloud AI 100 Ultra" "100 ultra"); the Pro when no SKU is written
-    ("aic100ultra", r"(?:\bqualcomm |\bq?aic ?|^)(?:ai ?)?100 ultra\b"),
-    ("aic100standard", r"(?:\bqualcomm |\bq?aic ?|^)(?:ai ?)?100 (?:standard|std)\b"),
+    ("aic100ultra", r"(?:\bqualcomm |\bq?aic ?|^)(?:ai ?)?100\b.*\bultra\b"),
+    ("aic100standard", r"(?:\bqualcomm |\bq?aic ?|^)(?:ai ?)?100\b.*\b(?:standard|std)\b"),
     ("aic100", r"(?:\bqualcomm |\bq?aic ?)(?:ai ?)?100\b|^100 pro\b"),
 ]
 _FAMILY_RE = [(fam, re.compile(pat)) for fam, pat in _FAMILIES]

@@ -313,6 +313,8 @@ def llamacpp_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
 
 
 HELD_OUT_SOURCES = (
+    "inference-v3.1",
+    "inference-v4.0",
     "inference-v4.1",
     "inference-v5.0",
     "inference-v5.1",
@@ -327,7 +329,16 @@ HELD_OUT_SOURCES = (
     "training-v6.0",
 )
 # held-out sets kept out of every calibration: evaluated, never learned from
-TEST_ONLY_SOURCES = ("inference-v5.0", "inference-v6.0", "inference-v6.1", "llamacpp-llama2", "llamacpp-llama3", "training-v5.0")
+TEST_ONLY_SOURCES = (
+    "inference-v3.1",
+    "inference-v4.0",
+    "inference-v5.0",
+    "inference-v6.0",
+    "inference-v6.1",
+    "llamacpp-llama2",
+    "llamacpp-llama3",
+    "training-v5.0",
+)
 
 
 def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
@@ -343,7 +354,7 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 
 def held_out_measurements() -> pd.DataFrame:
-    """Everything in ``data/`` (MLPerf Inference v4.1/v5.0/v5.1/v6.0/v6.1, MLPerf Training v5.0, v5.1 and v6.0 at 8
+    """Everything in ``data/`` (MLPerf Inference v3.1/v4.0/v4.1/v5.0/v5.1/v6.0/v6.1, MLPerf Training v5.0, v5.1 and v6.0 at 8
     accelerators, Lambda's PyTorch and TensorFlow benchmarks, llama.cpp's tokens/s), with ``source``: the set
     ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()
