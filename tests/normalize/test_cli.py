@@ -173,6 +173,21 @@ def test_missing_files_and_modes(files, tmp_path, capsys):
     assert main(["normalize", "--evaluate", "--table", "x.json"]) == 2
     assert main(["normalize", "--evaluate", "--held-out", "--measurements", str(m)]) == 2
     assert "not both" in capsys.readouterr().err
+    # --sets picks held-out sets: a wrong name lists the right ones; without --held-out it has no meaning
+    assert main(["normalize", "--evaluate", "--held-out", "--sets", "inference-v9"]) == 2
+    assert "the held-out sets: inference-v3.1, " in capsys.readouterr().err
+    assert main(["normalize", "--evaluate", "--sets", "training-v5.1"]) == 2
+    assert "goes with --held-out" in capsys.readouterr().err
+
+
+def test_held_out_sets_evaluates_only_the_named_set(capsys):
+    """``--held-out --sets training-v5.1``: its 19 rows on nine cards, pooled and alone, no other set
+    (and no scale-out table: that is training v6.0's)."""
+    assert main(["normalize", "--evaluate", "--held-out", "--sets", "training-v5.1", "-q"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| training-v5.1 | 19 | 9 |")]
+    assert len(rows) == 2  # pooled with priors from the shared data, and alone with priors from every other set
+    assert "inference-v4.1" not in out and "lambda" not in out and "scale-out" not in out
 
 
 def test_unwritable_out_refused_before_fitting(files, tmp_path, capsys, monkeypatch):
