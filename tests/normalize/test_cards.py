@@ -142,6 +142,8 @@ NAMES = {
     "Qualcomm Cloud AI 100 Pro": "AIC100-Pro",
     "QUALCOMM Cloud AI 100 Ultra": "AIC100-Ultra",
     "QAIC100": "AIC100-Pro",
+    "Cloud AI 100": "AIC100-Pro",
+    "Cloud AI 100 Standard": "AIC100-Standard",
     "QUALCOMM Cloud AI 100 PCIe/HHHL Standard": "AIC100-Standard",  # v3.1's form words before the SKU
     "QUALCOMM Cloud AI 100 PCIe/HHHL Pro": "AIC100-Pro",
     "trn1": "Trainium",
