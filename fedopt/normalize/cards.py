@@ -325,11 +325,10 @@ _FAMILIES = [
     ("trainium", r"\btrainium ?1?\b|\btrn ?1\b"),
     ("inferentia2", r"\binferentia ?2\b|\binf ?2\b"),
     ("mlu370", r"\bmlu ?370"),
-    # Qualcomm Cloud AI 100 ("cloud" and "ai" are dropped words: "QUALCOMM Cloud AI 100 Pro" reads
-    # "qualcomm qaic100 pro" (clean_name), "AI 100 Ultra" "100 ultra"); the Pro when no SKU is written
-    ("aic100ultra", r"(?:\bqualcomm |\bq?aic ?|^)(?:ai ?)?100\b.*\bultra\b"),
-    ("aic100standard", r"(?:\bqualcomm |\bq?aic ?|^)(?:ai ?)?100\b.*\b(?:standard|std)\b"),
-    ("aic100", r"(?:\bqualcomm |\bq?aic ?)(?:ai ?)?100\b|^100 pro\b"),
+    # Qualcomm Cloud AI 100 (clean_name writes "Cloud AI 100" as "qaic100"); the Pro when no SKU is written
+    ("aic100ultra", r"\bq?aic ?100\b.*\bultra\b"),
+    ("aic100standard", r"\bq?aic ?100\b.*\b(?:standard|std)\b"),
+    ("aic100", r"\bq?aic ?100\b"),
 ]
 _FAMILY_RE = [(fam, re.compile(pat)) for fam, pat in _FAMILIES]
 _DESKTOP_MAX_Q = frozenset({"rtxpro6000maxq"})  # "Max-Q" in a desktop card's name: a power level, not a laptop
@@ -491,7 +490,7 @@ def clean_name(name: str) -> str:
     # split letters from digits inside a word only where it helps: "v100m32" -> "v100 m32"
     s = re.sub(r"(\d)(m)(16|32|40|80)\b", r"\1 \2\3", s)
     s = re.sub(r"\b\d{1,4} ?x(?!tx?\b)(?= ?[a-z])", " ", s)  # a system's card count: "8x h100", "4xv100"; not "7900 xt"
-    s = re.sub(r"\bcloud ai ?100\b", "qaic100", s)  # Qualcomm's card: its name is all dropped words but the number
+    s = re.sub(r"\b(?:cloud )?ai ?100\b", "qaic100", s)  # Qualcomm's card: "cloud" and "ai" are dropped words
     words = [w for w in s.split() if w not in _NOISE]
     return " ".join(words)
 
