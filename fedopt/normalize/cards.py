@@ -50,9 +50,10 @@ BRIDGED = {
 SCALEUP_DOMAIN = {"gb200": 72, "gb300": 72}  # by family
 NODE_CARDS = 8  # cards one scale-up network joins unless the card says otherwise
 # A card whose only link is PCIe (no NVLink / Infinity Fabric / bridge network): a server holds up
-# to 16 of them on one PCIe fabric (MLPerf Inference: 16 L4, 16 L40S, 10 RTX PRO 6000 per node), so
-# past 8 they still reach each other over PCIe, not the network
-PCIE_NODE_CARDS = 16
+# to 18 of them on one PCIe fabric (MLPerf Inference: 16 L4, 16 L40S, 10 RTX PRO 6000, and in v3.0
+# Qualcomm's G292-Z43 with 18 half-height Cloud AI 100 per node), so past 8 they still reach each
+# other over PCIe, not the network
+PCIE_NODE_CARDS = 18
 PCIE_LINK_GBS = 128.0  # PCIe 5.0 x16, both directions: the catalog's figure for a PCIe-only card
 # Power-limited clocks. A card given less power per peak TFLOPS than its architecture's flagship
 # (same silicon process, full power) cannot hold the boost clock its peak assumes while the matrix
@@ -480,6 +481,24 @@ def power_group(card: Card) -> str:
     return f"{arch}/graphics" if family(card.id) in GRAPHICS_DIE_FAMILIES else arch
 
 
+# NVIDIA vGPU (C-Series) types name the board by letters after the chip and the frame buffer after
+# it (NVIDIA AI Enterprise, "NVIDIA AI Enterprise and NVIDIA vGPU (C-Series)", the peer-to-peer and
+# NVSwitch tables): H100-80C is the H100 PCIe 80GB, H100XM-80C the SXM5 80GB, H100L-94C the NVL,
+# H100XL-94C the SXM5 94GB, H100XS-64C the SXM5 64GB, H200-141C the H200 NVL, H200X-141C the SXM5,
+# H20-96C and H20X-141C SXM5 boards, A100DX-80C / A800DX-80C the HGX 80GB, A100X-40C the HGX 40GB,
+# V100X-16C / V100DX-32C the SXM2. A time-sliced vGPU runs on all of its board's SMs while its turn
+# lasts, so it reads as its board; the bare chip names the PCIe card (the H200's is the NVL; the
+# H20 has no PCIe card).
+_VGPU = re.compile(r"\b(a100|a800|h100|h800|h200|h20|v100)(dx|xm|xl|xs|x|l)? (\d{1,3})c\b")
+_VGPU_FORMS = {"": "pcie", "x": "sxm", "dx": "sxm", "xm": "sxm", "xl": "sxm", "xs": "sxm", "l": "nvl"}
+
+
+def _vgpu_board(m: re.Match) -> str:
+    chip, letters, gb = m.group(1), m.group(2) or "", m.group(3)
+    form = "sxm" if chip == "h20" else "nvl" if chip == "h200" and not letters else _VGPU_FORMS[letters]
+    return f"{chip} {form} {gb}gb"
+
+
 def clean_name(name: str) -> str:
     """Lower case, punctuation to spaces, vendor words dropped: ``"NVIDIA H100-SXM5-80GB"`` -> ``"h100 sxm5 80gb"``."""
     s = name.lower()
@@ -491,6 +510,7 @@ def clean_name(name: str) -> str:
     s = re.sub(r"(\d)(m)(16|32|40|80)\b", r"\1 \2\3", s)
     s = re.sub(r"\b\d{1,4} ?x(?!tx?\b)(?= ?[a-z])", " ", s)  # a system's card count: "8x h100", "4xv100"; not "7900 xt"
     s = re.sub(r"\b(?:cloud )?ai ?100\b", "qaic100", s)  # Qualcomm's card: "cloud" and "ai" are dropped words
+    s = _VGPU.sub(_vgpu_board, s)  # a vGPU type's board letters: "h100xm 80c" -> "h100 sxm 80gb"
     words = [w for w in s.split() if w not in _NOISE]
     return " ".join(words)
 
@@ -554,7 +574,9 @@ def _memory(name: str) -> float | None:
 # a ``g``-slice instance has g/7 of the card's SMs (g/4 on A30 and RTX PRO 6000 Blackwell) and the
 # memory its name gives, with that share of the memory slices, hence of the bandwidth and L2; no
 # GPU-to-GPU peer traffic (NVLink or PCIe), so collectives go through the host.
-_MIG = re.compile(r"\bmig ?(?:(\d) ?c )?(\d) ?g (\d+) ?gb\b")
+_MIG = re.compile(  # "MIG 1g.10gb" or, as MLPerf submitters write it, "(1x1g.10gb MIG)"
+    r"\bmig ?(?:(\d) ?c )?(\d) ?g (\d+) ?gb\b|\b(?:\d ?x ?)?(?:(\d) ?c )?(\d) ?g (\d+) ?gb mig\b"
+)
 _MIG_SLICES = {"a30": 4, "rtxpro6000": 4, "rtxpro6000maxq": 4}  # compute slices of a whole card: 7 on every other MIG part
 _MIG_FAMILIES = frozenset(
     {"a100", "a800", "a30", "h100", "h800", "h20", "h200", "gh200", "b200", "gb200", "b300", "gb300"}
@@ -578,9 +600,10 @@ def mig_profile(name: str) -> tuple[int, int, float] | None:
     m = _MIG.search(clean_name(name))
     if m is None:
         return None
-    g = int(m.group(2))
-    c = int(m.group(1)) if m.group(1) else g
-    return min(c, g), g, float(m.group(3))
+    c_, g_, gb = m.group(1, 2, 3) if m.group(2) else m.group(4, 5, 6)
+    g = int(g_)
+    c = int(c_) if c_ else g
+    return min(c, g), g, float(gb)
 
 
 class CloudInstance(NamedTuple):
@@ -757,7 +780,10 @@ class CardResolver:
             cform = _form(c.id)
             s = 0.0
             if form is not None:
-                s += 2.0 if cform == form else (-1.0 if cform is not None else 0.0)
+                if form == "pcie" and cform == "nvl":  # a PCIe card: "H100 PCIe 94GB (H100 NVL)" in NVIDIA's tables
+                    s += 1.9  # below a plain PCIe card unless the memory names the NVL
+                else:
+                    s += 2.0 if cform == form else (-1.0 if cform is not None else 0.0)
             elif cform in ("sxm", None):
                 s += 0.5  # no form written: the SXM/OAM part, the one benchmarks and clusters use most
             if mem is not None and c.memory_gb:

@@ -231,6 +231,10 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
     strict_dup = df["model"].str.endswith("-99.9").to_numpy() & twin
     df = df[(df["accelerator"].str.strip() != "") & (df["nodes"] == "1") & ~strict_dup].copy()
     df["cards"] = df["accelerators"].astype(float).astype(np.int64)
+    # "NVIDIA A100-PCIe-80GB (1x1g.10gb MIG)": the run used that many MIG instances, whatever cards
+    # the machine has (Azure's v3.0 VM of four A100s ran one 1g.10gb slice: 1/7 of one card's rate)
+    slices = df["accelerator"].str.extract(r"\((\d+) ?x ?\d ?g\.\d+ ?gb mig\)", flags=re.IGNORECASE)[0]
+    df.loc[slices.notna(), "cards"] = slices.dropna().astype(np.int64)
     df["tp"] = df["result"].astype(float)
     df["key"] = _card_keys(df["accelerator"])
     df = df[df["key"] != ""]
@@ -313,6 +317,7 @@ def llamacpp_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
 
 
 HELD_OUT_SOURCES = (
+    "inference-v3.0",
     "inference-v3.1",
     "inference-v4.0",
     "inference-v4.1",
@@ -330,6 +335,7 @@ HELD_OUT_SOURCES = (
 )
 # held-out sets kept out of every calibration: evaluated, never learned from
 TEST_ONLY_SOURCES = (
+    "inference-v3.0",
     "inference-v3.1",
     "inference-v4.0",
     "inference-v5.0",
@@ -354,7 +360,7 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 
 def held_out_measurements() -> pd.DataFrame:
-    """Everything in ``data/`` (MLPerf Inference v3.1/v4.0/v4.1/v5.0/v5.1/v6.0/v6.1, MLPerf Training v5.0, v5.1 and v6.0 at 8
+    """Everything in ``data/`` (MLPerf Inference v3.0/v3.1/v4.0/v4.1/v5.0/v5.1/v6.0/v6.1, MLPerf Training v5.0, v5.1 and v6.0 at 8
     accelerators, Lambda's PyTorch and TensorFlow benchmarks, llama.cpp's tokens/s), with ``source``: the set
     ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()

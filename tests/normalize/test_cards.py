@@ -380,6 +380,39 @@ def test_mig_slices_take_their_share_of_the_card():
     assert res.resolve("A100 MIG 8g.80gb") is None
 
 
+def test_mig_profiles_written_before_the_word_mig():
+    # MLPerf submitters write the instance count and profile before "MIG"
+    res = CardResolver()
+    assert res.resolve("NVIDIA A100-PCIe-80GB (1x1g.10gb MIG)").id == "A100-PCIe-80GB-MIG-1g.10gb"
+    assert res.resolve("NVIDIA A100-SXM-80GB (1x1g.10gb MIG)").id == "A100-SXM4-80GB-MIG-1g.10gb"
+    assert res.resolve("H100 3g.40gb MIG").id == "H100-SXM-80GB-MIG-3g.40gb"
+    assert missing_variant("NVIDIA A100-PCIe-80GB (1x1g.10gb MIG)", res.resolve("A100 PCIe 80GB")) == []
+
+
+def test_vgpu_types_name_their_board():
+    # NVIDIA vGPU (C-Series) type names: the letters after the chip name the board
+    res = CardResolver()
+    boards = {
+        "NVIDIA H100-80C": "H100-PCIe-80GB",
+        "NVIDIA-H100XM-80C": "H100-SXM-80GB",  # as GPU feature discovery labels a vGPU node
+        "H100L-94C": "H100-NVL-94GB",
+        "H200X-141C": "H200-SXM-141GB",
+        "H200-141C": "H200-NVL-141GB",
+        "H800-80C": "H800-PCIe-80GB",
+        "A100DX-80C": "A100-SXM4-80GB",
+        "A100X-40C": "A100-SXM4-40GB",
+        "V100DX-32C": "V100-SXM2-32GB",
+        "H20-96C": "H20-96GB",
+        "L40S-48C": "L40S",
+    }
+    assert {name: res.resolve(name).id for name in boards} == boards
+    # an NVL board is NVIDIA's PCIe card of that chip: asked for PCIe, the NVL when nothing else
+    # is (H200) or the memory says so (94 GB); a plain PCIe card otherwise
+    assert res.resolve("H200 PCIe").id == "H200-NVL-141GB"
+    assert res.resolve("H100 PCIe 94GB").id == "H100-NVL-94GB"
+    assert res.resolve("H100 PCIe").id == "H100-PCIe-80GB"
+
+
 def test_a_mig_slice_predicts_below_its_card():
     import pandas as pd
 
@@ -417,15 +450,15 @@ def test_a_slices_id_names_the_card_it_is_cut_from():
 
 
 def test_a_pcie_only_card_keeps_pcie_past_eight_cards():
-    # MLPerf Inference servers hold 10 RTX PRO 6000 or 16 L4 on one PCIe fabric: past 8 such cards
-    # still reach each other over PCIe (128 GB/s), not over the 50 GB/s network an HGX node leaves by
+    # MLPerf Inference servers hold 10 RTX PRO 6000, 16 L4 or 18 Cloud AI 100 on one PCIe fabric: past
+    # 8 such cards still reach each other over PCIe (128 GB/s), not over the 50 GB/s network an HGX node leaves by
     from fedopt.normalize.model import card_logs
 
     res = CardResolver()
     pro, l4, h100, nvl, gb200 = (res.resolve(n) for n in ("RTX PRO 6000 Blackwell Server", "L4", "H100 SXM", "H100 NVL", "GB200"))
-    assert pro.scaleup <= 128 and pro.domain == 16 and l4.domain == 16
+    assert pro.scaleup <= 128 and pro.domain == 18 and l4.domain == 18 == res.resolve("Cloud AI 100 Pro").domain
     assert h100.domain == 8 and nvl.domain == 8 and gb200.domain == 72  # NVLink, bridges, NVL72
-    lc = card_logs(pro, [8, 10, 16, 17])[:, 3]
+    lc = card_logs(pro, [8, 10, 18, 19])[:, 3]
     assert lc[0] == lc[1] == lc[2] == pytest.approx(math.log(900 / pro.scaleup))
     assert lc[3] == pytest.approx(math.log(900 / 50))  # a second server: the network
     h = card_logs(h100, [8, 10])[:, 3]

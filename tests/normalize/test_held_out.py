@@ -36,13 +36,13 @@ def inference():
 
 def test_inference_rows(inference):
     d = inference
-    rounds = ("v3.1", "v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1")
+    rounds = ("v3.0", "v3.1", "v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1")
     assert set(d["source"]) == {f"inference-{r}" for r in rounds}
     # the stricter-accuracy duplicates are out where the round ran the -99 benchmark too; v6.1 ran
     # Llama 2 70B at -99.9 only, and v4.0's stored copy keeps no -99 Llama 2 70B result: they stay
     strict = d.loc[d["workload"].str.endswith("-99.9"), "workload"]
     assert set(strict) == {"mlperf-inf-v6.1/llama2-70b-99.9", "mlperf-inf-v4.0/llama2-70b-99.9"}
-    assert (d["throughput"] > 0).all() and d["cards"].between(1, 16).all()
+    assert (d["throughput"] > 0).all() and d["cards"].between(1, 18).all()  # v3.0: 18 Cloud AI 100 in one server
     resolver = CardResolver()
     assert all(resolver.resolve(c) is not None for c in d["card_type"])  # only cards with specs
     # by hand from the file: ResNet-50 on 8 H100 SXM in v4.1, the median of its submissions
@@ -70,6 +70,17 @@ def test_inference_rows(inference):
     q = d[(d["workload"] == "mlperf-inf-v3.1/resnet50") & (d["cards"] == 16) & d["card_type"].str.contains("AI 100")]
     assert q["throughput"].tolist() == [pytest.approx(367873.5)]
     assert resolver.resolve(q["card_type"].iloc[0]).id == "AIC100-Pro"
+    # v3.0 (a test set): ResNet-50 on 8 H100 SXM, Dell's XE9680 (707,121) and NVIDIA's DGX-H100
+    # (727,437) samples/s: their median 717,279
+    r = d[(d["workload"] == "mlperf-inf-v3.0/resnet50") & (d["cards"] == 8) & (d["card_type"] == "NVIDIA H100-SXM-80GB")]
+    assert r["throughput"].tolist() == [pytest.approx(717279.0)]
+    # Azure's VM of four A100 PCIe ran one 1g.10gb MIG instance ("1x1g.10gb"): one slice, not four
+    # cards (5,361.73 samples/s, 1/7.2 of one card's 38,717 in the same VM unsliced)
+    mig = d[(d["workload"] == "mlperf-inf-v3.0/resnet50") & d["card_type"].str.contains("MIG")]
+    assert mig["cards"].tolist() == [1] and mig["throughput"].tolist() == [pytest.approx(5361.73)]
+    assert resolver.resolve(mig["card_type"].iloc[0]).id == "A100-PCIe-80GB-MIG-1g.10gb"
+    # Dell's vR750xa runs H100 PCIe cards as full-size vGPUs, which NVIDIA names H100-80C
+    assert resolver.resolve("NVIDIA H100-80C").id == "H100-PCIe-80GB"
 
 
 def test_training_rows():
@@ -84,7 +95,7 @@ def test_training_rows():
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
     # every declared set loads, and only those: five inference rounds, three training rounds, Lambda's two, llama.cpp's two
-    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 14
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 15
 
 
 def test_training_v60_rows():
