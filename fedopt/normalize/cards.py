@@ -594,6 +594,14 @@ def mig_parent_id(card_id: str) -> str | None:
     return parent if sep else None
 
 
+def mig_share(card_id: str) -> float:
+    """The share of its card's SMs a MIG slice's card id (``CardResolver`` made it) has; 1 for a whole card."""
+    parent, sep, profile = card_id.partition(_MIG_ID)
+    if not sep or (mig := mig_profile(f"MIG {profile}")) is None:
+        return 1.0
+    return mig[0] / _MIG_SLICES.get(family(parent) or "", 7)
+
+
 def mig_profile(name: str) -> tuple[int, int, float] | None:
     """(compute slices, GPU-instance slices, memory GB) of a MIG slice's name, else None:
     ``"A100-SXM4-40GB-MIG-1g.5gb"`` -> (1, 1, 5.0), ``"MIG 2c.7g.40gb"`` -> (2, 7, 40.0)."""

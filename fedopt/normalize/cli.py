@@ -165,8 +165,8 @@ def _evaluate(args) -> int:
                 what = f"held-out sets {', '.join(sets)}, fitted together; priors calibrated on the shared data only"
             else:
                 what = (
-                    "held-out MLPerf Inference v3.0, v3.1, v4.0, v4.1, v5.0, v5.1, v6.0 and v6.1 (closed, datacenter, Offline; "
-                    "v3.0, v3.1, v4.0, v5.0, v6.0 and v6.1 test sets), "
+                    "held-out MLPerf Inference v2.1, v3.0, v3.1, v4.0, v4.1, v5.0, v5.1, v6.0 and v6.1 (closed, "
+                    "datacenter, Offline; v2.1, v3.0, v3.1, v4.0, v5.0, v6.0 and v6.1 test sets), "
                     "MLPerf Training v5.0 (a test set), v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch and "
                     "TensorFlow benchmarks and llama.cpp's tokens/s (test sets), fitted together; priors calibrated on "
                     "the shared data only"

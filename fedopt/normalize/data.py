@@ -317,6 +317,7 @@ def llamacpp_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
 
 
 HELD_OUT_SOURCES = (
+    "inference-v2.1",
     "inference-v3.0",
     "inference-v3.1",
     "inference-v4.0",
@@ -335,6 +336,7 @@ HELD_OUT_SOURCES = (
 )
 # held-out sets kept out of every calibration: evaluated, never learned from
 TEST_ONLY_SOURCES = (
+    "inference-v2.1",
     "inference-v3.0",
     "inference-v3.1",
     "inference-v4.0",
@@ -360,8 +362,8 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 
 def held_out_measurements() -> pd.DataFrame:
-    """Everything in ``data/`` (MLPerf Inference v3.0/v3.1/v4.0/v4.1/v5.0/v5.1/v6.0/v6.1, MLPerf Training v5.0, v5.1 and v6.0 at 8
-    accelerators, Lambda's PyTorch and TensorFlow benchmarks, llama.cpp's tokens/s), with ``source``: the set
+    """Everything in ``data/`` (MLPerf Inference v2.1/v3.0/v3.1/v4.0/v4.1/v5.0/v5.1/v6.0/v6.1, MLPerf Training v5.0,
+    v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch and TensorFlow benchmarks, llama.cpp's tokens/s), with ``source``: the set
     ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()
     runs = [TRAINING_V50_RUNS_CSV, TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV]

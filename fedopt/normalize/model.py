@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor
+from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor, mig_share
 from fedopt.normalize.footprint import fits_one_card, replica_workloads
 from fedopt.normalize.memory_fit import MemoryFit
 from fedopt.normalize.neighbours import OneCardRatios
@@ -366,6 +366,15 @@ class ThroughputModel:
         memory = np.array([getattr(self._card(k), "memory_gb", None) or np.nan for k in uniq], dtype=float)
         return fits_one_card(wl, memory[codes], REPLICA_BYTES_PER_PARAM) * replica_workloads(wl, self.hyper.replicas)
 
+    def _host_rows(self, keys: list[str]) -> np.ndarray:
+        """Per row, the host time's multiple: 1 on a whole card, 1 / its share on a MIG slice. MLPerf
+        Inference's one-slice runs (v2.1, v3.0: 1g.10gb of an A100) go at 1/6.3-1/7.7 of their
+        card, as if every share of the card's time, host included, took g/7 of the card: the host
+        part of a card's time is serving that card's rate, which a slice does not need."""
+        codes, uniq = pd.factorize(np.asarray(keys, dtype=object))
+        share = np.array([mig_share(c.id) if (c := self._card(k)) is not None else 1.0 for k in uniq])
+        return 1.0 / share[codes]
+
     def _rows(self, keys: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Log inverse capacities [N, 7] (``card_logs``) and efficiency masks [N, 2] (compute, mem) of rows."""
         L = np.empty((len(keys), 7))
@@ -471,7 +480,7 @@ class ThroughputModel:
         theta_prior = np.log(np.asarray(h.share_prior, dtype=float))
         phi_prior = float(np.log(h.rho_prior / (1 - h.rho_prior)))
         s = h.robust_scale
-        hx = h.host
+        hx = h.host * self._host_rows(keys)
         F = len(FORMATS) - 1  # (share at 16 bits or fewer, at 8 bits or fewer, at 4 bits)
         sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G, W, 1, 1, G, 1, W * F, W]
         fmt_prior = np.cumsum(h.format_prior[::-1])[::-1][1:]  # (1 - tf32, fp8 + fp4, fp4)
@@ -497,7 +506,7 @@ class ThroughputModel:
             e = eta[ic]
             xc = np.exp(rr * lt_ + (1 - rr) * lf - e * mc)
             xm = np.exp(lm - e * mm)
-            sx = sh * np.stack([xc, xm, np.full_like(xc, hx)], axis=1)
+            sx = sh * np.stack([xc, xm, hx], axis=1)
             tau = sx.sum(axis=1)
             ovc = np.exp(k[iw] + gam * lc) * hn
             pw, dpw = scaleout_shape(n, bet)
@@ -870,7 +879,7 @@ class ThroughputModel:
         sh = _softmax(th)
         rr = _sigmoid(ph)
         xc = np.exp(rr * lt_ + (1 - rr) * lf - eta * mc)
-        tau = sh[:, 0] * xc + sh[:, 1] * np.exp(lm - eta * mm) + sh[:, 2] * self.hyper.host
+        tau = sh[:, 0] * xc + sh[:, 1] * np.exp(lm - eta * mm) + sh[:, 2] * self.hyper.host * self._host_rows(keys)
         ps = np.where(kw, fz.psi[iw] if W else 0.0, fz.psi0)
         beta = fz.beta
         if scaleout is not None:

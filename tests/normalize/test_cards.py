@@ -425,6 +425,20 @@ def test_a_mig_slice_predicts_below_its_card():
     one, three, whole = ThroughputModel().fit(m).predict(q)
     assert whole == pytest.approx(3.0) and 0 < one < three < whole
     assert three < 0.6 * whole  # 3/7 of the SMs, half the bandwidth
+    # every share of the card's time scales with the slice, the host's too (MLPerf Inference's
+    # one-slice runs go at about 1/7 of their card): a 1g slice at most 1/7 of the card's rate
+    # (1/8 of its bandwidth), however much of the time the fit reads as host time
+    assert one <= whole / 7 * 1.0001
+
+
+def test_mig_share_is_the_slices_share_of_the_sms():
+    from fedopt.normalize.cards import mig_share
+
+    res = CardResolver()
+    assert mig_share(res.resolve("A100 MIG 1g.5gb").id) == pytest.approx(1 / 7)
+    assert mig_share(res.resolve("A30 MIG 2g.12gb").id) == pytest.approx(1 / 2)  # four slices on an A30
+    assert mig_share(res.resolve("A100-SXM4-40GB MIG 2c.7g.40gb").id) == pytest.approx(2 / 7)  # a compute instance
+    assert mig_share(res.resolve("H100").id) == 1.0
 
 
 def test_cards_added_on_2026_12_04_keep_their_sources_arithmetic():

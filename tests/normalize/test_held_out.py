@@ -36,13 +36,13 @@ def inference():
 
 def test_inference_rows(inference):
     d = inference
-    rounds = ("v3.0", "v3.1", "v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1")
+    rounds = ("v2.1", "v3.0", "v3.1", "v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1")
     assert set(d["source"]) == {f"inference-{r}" for r in rounds}
     # the stricter-accuracy duplicates are out where the round ran the -99 benchmark too; v6.1 ran
     # Llama 2 70B at -99.9 only, and v4.0's stored copy keeps no -99 Llama 2 70B result: they stay
     strict = d.loc[d["workload"].str.endswith("-99.9"), "workload"]
     assert set(strict) == {"mlperf-inf-v6.1/llama2-70b-99.9", "mlperf-inf-v4.0/llama2-70b-99.9"}
-    assert (d["throughput"] > 0).all() and d["cards"].between(1, 18).all()  # v3.0: 18 Cloud AI 100 in one server
+    assert (d["throughput"] > 0).all() and d["cards"].between(1, 24).all()  # v2.1: 24 A100 PCIe in Inspur's server
     resolver = CardResolver()
     assert all(resolver.resolve(c) is not None for c in d["card_type"])  # only cards with specs
     # by hand from the file: ResNet-50 on 8 H100 SXM in v4.1, the median of its submissions
@@ -79,6 +79,14 @@ def test_inference_rows(inference):
     mig = d[(d["workload"] == "mlperf-inf-v3.0/resnet50") & d["card_type"].str.contains("MIG")]
     assert mig["cards"].tolist() == [1] and mig["throughput"].tolist() == [pytest.approx(5361.73)]
     assert resolver.resolve(mig["card_type"].iloc[0]).id == "A100-PCIe-80GB-MIG-1g.10gb"
+    # v2.1 (a test set): ResNet-50 on 8 A100 SXM 80GB, fourteen systems (Nettrix's written
+    # "A100-SXM4-80GB CTS"), 288,733 ... 347,298 samples/s: the middle two 338,200 and 338,508
+    a = d[(d["workload"] == "mlperf-inf-v2.1/resnet50") & (d["cards"] == 8) & (d["card_type"] == "NVIDIA A100-SXM-80GB")]
+    assert a["throughput"].tolist() == [pytest.approx(338354.0)]
+    # four one-slice runs (NVIDIA's DGX-A100 and HPE's Apollo, whose JSON says 8 accelerators; each
+    # with and without Triton: 5,589.01, 5,387.57, 5,559.41, 5,357.92): one 1g.10gb slice
+    mig = d[(d["workload"] == "mlperf-inf-v2.1/resnet50") & d["card_type"].str.contains("MIG")]
+    assert mig["cards"].tolist() == [1] and mig["throughput"].tolist() == [pytest.approx((5387.57 + 5559.41) / 2)]
     # Dell's vR750xa runs H100 PCIe cards as full-size vGPUs, which NVIDIA names H100-80C
     assert resolver.resolve("NVIDIA H100-80C").id == "H100-PCIe-80GB"
 
@@ -95,7 +103,7 @@ def test_training_rows():
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
     # every declared set loads, and only those: five inference rounds, three training rounds, Lambda's two, llama.cpp's two
-    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 15
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 16
 
 
 def test_training_v60_rows():
