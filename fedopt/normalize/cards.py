@@ -489,7 +489,8 @@ def power_group(card: Card) -> str:
 # V100X-16C / V100DX-32C the SXM2. A time-sliced vGPU runs on all of its board's SMs while its turn
 # lasts, so it reads as its board; the bare chip names the PCIe card (the H200's is the NVL; the
 # H20 has no PCIe card).
-_VGPU = re.compile(r"\b(a100|a800|h100|h800|h200|h20|v100)(dx|xm|xl|xs|x|l)? (\d{1,3})c\b")
+# not a MIG compute instance written after the chip ("H100 2c.7g.40gb MIG")
+_VGPU = re.compile(r"\b(a100|a800|h100|h800|h200|h20|v100)(dx|xm|xl|xs|x|l)? (\d{1,3})c\b(?! ?\d ?g\b)")
 _VGPU_FORMS = {"": "pcie", "x": "sxm", "dx": "sxm", "xm": "sxm", "xl": "sxm", "xs": "sxm", "l": "nvl"}
 
 

@@ -232,7 +232,8 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
     df = df[(df["accelerator"].str.strip() != "") & (df["nodes"] == "1") & ~strict_dup].copy()
     df["cards"] = df["accelerators"].astype(float).astype(np.int64)
     # "NVIDIA A100-PCIe-80GB (1x1g.10gb MIG)": the run used that many MIG instances, whatever cards
-    # the machine has (Azure's v3.0 VM of four A100s ran one 1g.10gb slice: 1/7 of one card's rate)
+    # the machine has (Azure's v3.0 VM of four A100s ran one 1g.10gb slice: 1/7 of one card's rate;
+    # HPE's v2.1 Apollo, its JSON saying 8 accelerators, ran at NVIDIA's one-slice rates)
     slices = df["accelerator"].str.extract(r"\((\d+) ?x ?\d ?g\.\d+ ?gb mig\)", flags=re.IGNORECASE)[0]
     df.loc[slices.notna(), "cards"] = slices.dropna().astype(np.int64)
     df["tp"] = df["result"].astype(float)

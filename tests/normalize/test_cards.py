@@ -386,6 +386,7 @@ def test_mig_profiles_written_before_the_word_mig():
     assert res.resolve("NVIDIA A100-PCIe-80GB (1x1g.10gb MIG)").id == "A100-PCIe-80GB-MIG-1g.10gb"
     assert res.resolve("NVIDIA A100-SXM-80GB (1x1g.10gb MIG)").id == "A100-SXM4-80GB-MIG-1g.10gb"
     assert res.resolve("H100 3g.40gb MIG").id == "H100-SXM-80GB-MIG-3g.40gb"
+    assert res.resolve("H100 2c.7g.80gb MIG").id == "H100-SXM-80GB-MIG-2c.7g.80gb"  # not a vGPU type "H100-2C"
     assert missing_variant("NVIDIA A100-PCIe-80GB (1x1g.10gb MIG)", res.resolve("A100 PCIe 80GB")) == []
 
 
