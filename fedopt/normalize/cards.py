@@ -576,7 +576,7 @@ def _memory(name: str) -> float | None:
 # memory its name gives, with that share of the memory slices, hence of the bandwidth and L2; no
 # GPU-to-GPU peer traffic (NVLink or PCIe), so collectives go through the host.
 _MIG = re.compile(  # "MIG 1g.10gb" or, as MLPerf submitters write it, "(1x1g.10gb MIG)"
-    r"\bmig ?(?:(\d) ?c )?(\d) ?g (\d+) ?gb\b|\b(?:\d ?x ?)?(?:(\d) ?c )?(\d) ?g (\d+) ?gb mig\b"
+    r"\bmig ?(?:(\d) ?c )?(\d) ?g (\d+) ?gb\b|\b(?:(\d+) ?x ?)?(?:(\d) ?c )?(\d) ?g (\d+) ?gb mig\b"
 )
 _MIG_SLICES = {"a30": 4, "rtxpro6000": 4, "rtxpro6000maxq": 4}  # compute slices of a whole card: 7 on every other MIG part
 _MIG_FAMILIES = frozenset(
@@ -603,13 +603,19 @@ def mig_share(card_id: str) -> float:
     return mig[0] / _MIG_SLICES.get(family(parent) or "", 7)
 
 
+def mig_instances(name: str) -> int | None:
+    """How many MIG instances a name says a run used, if it says (``"(1x1g.10gb MIG)"`` -> 1)."""
+    m = _MIG.search(clean_name(name))
+    return int(m.group(4)) if m is not None and m.group(4) else None
+
+
 def mig_profile(name: str) -> tuple[int, int, float] | None:
     """(compute slices, GPU-instance slices, memory GB) of a MIG slice's name, else None:
     ``"A100-SXM4-40GB-MIG-1g.5gb"`` -> (1, 1, 5.0), ``"MIG 2c.7g.40gb"`` -> (2, 7, 40.0)."""
     m = _MIG.search(clean_name(name))
     if m is None:
         return None
-    c_, g_, gb = m.group(1, 2, 3) if m.group(2) else m.group(4, 5, 6)
+    c_, g_, gb = m.group(1, 2, 3) if m.group(2) else m.group(5, 6, 7)
     g = int(g_)
     c = int(c_) if c_ else g
     return min(c, g), g, float(gb)

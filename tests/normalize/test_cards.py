@@ -388,6 +388,10 @@ def test_mig_profiles_written_before_the_word_mig():
     assert res.resolve("H100 3g.40gb MIG").id == "H100-SXM-80GB-MIG-3g.40gb"
     assert res.resolve("H100 2c.7g.80gb MIG").id == "H100-SXM-80GB-MIG-2c.7g.80gb"  # not a vGPU type "H100-2C"
     assert missing_variant("NVIDIA A100-PCIe-80GB (1x1g.10gb MIG)", res.resolve("A100 PCIe 80GB")) == []
+    from fedopt.normalize.cards import mig_instances
+
+    assert mig_instances("NVIDIA A100-SXM-80GB (2x1g.10gb MIG)") == 2
+    assert mig_instances("A100 MIG 1g.10gb") is None and mig_instances("8x H100") is None
 
 
 def test_vgpu_types_name_their_board():
