@@ -600,7 +600,12 @@ def mig_share(card_id: str) -> float:
     parent, sep, profile = card_id.partition(_MIG_ID)
     if not sep or (mig := mig_profile(f"MIG {profile}")) is None:
         return 1.0
-    return mig[0] / _MIG_SLICES.get(family(parent) or "", 7)
+    return _sm_share(parent, mig[0])
+
+
+def _sm_share(card_name: str, compute_slices: int) -> float:
+    """The share of a card's SMs that many compute slices are (of 7; of 4 on A30 and RTX PRO 6000)."""
+    return compute_slices / _MIG_SLICES.get(family(card_name) or "", 7)
 
 
 def mig_instances(name: str) -> int | None:
@@ -770,8 +775,7 @@ class CardResolver:
         parent = self._mig_parent(name, slices, gb)
         if parent is None:
             return None
-        whole = _MIG_SLICES.get(family(name) or "", 7)
-        sm = compute / whole
+        sm = _sm_share(name, compute)
         mem = min(1.0, gb / parent.memory_gb) if parent.memory_gb else sm
         peaks = ("bf16_tflops", "fp32_tflops", "fp8_tflops", "fp4_tflops", "power_w")
         scaled = {f: v * sm for f in peaks if (v := getattr(parent, f)) is not None}

@@ -135,7 +135,13 @@ def _evaluate_profiles(args, data, what: str, resolver) -> int:
 
 
 def _evaluate(args) -> int:
-    from fedopt.normalize.data import HELD_OUT_SOURCES, MEASUREMENT_COLUMNS, read_table, shared_measurements
+    from fedopt.normalize.data import (
+        HELD_OUT_SOURCES,
+        MEASUREMENT_COLUMNS,
+        TEST_ONLY_SOURCES,
+        read_table,
+        shared_measurements,
+    )
     from fedopt.normalize.evaluate import (
         by_card,
         fold_workers,
@@ -164,12 +170,9 @@ def _evaluate(args) -> int:
                 data = data[data["source"].isin(sets)].reset_index(drop=True)
                 what = f"held-out sets {', '.join(sets)}, fitted together; priors calibrated on the shared data only"
             else:
-                what = (
-                    "held-out MLPerf Inference v2.1, v3.0, v3.1, v4.0, v4.1, v5.0, v5.1, v6.0 and v6.1 (closed, "
-                    "datacenter, Offline; v2.1, v3.0, v3.1, v4.0, v5.0, v6.0 and v6.1 test sets), "
-                    "MLPerf Training v5.0 (a test set), v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch and "
-                    "TensorFlow benchmarks and llama.cpp's tokens/s (test sets), fitted together; priors calibrated on "
-                    "the shared data only"
+                what = (  # from the lists, so a new set cannot be left out of the heading
+                    f"the held-out sets of data/ ({', '.join(HELD_OUT_SOURCES)}; never calibrated on: "
+                    f"{', '.join(TEST_ONLY_SOURCES)}), fitted together; priors calibrated on the shared data only"
                 )
         else:
             data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
