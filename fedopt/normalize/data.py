@@ -204,13 +204,32 @@ def shared_measurements(scaleout: bool = False) -> pd.DataFrame:
 
 
 def _inference_files() -> list[Path]:
-    return sorted(INFERENCE_DIR.glob("inference_v*_closed_datacenter_offline.csv"))
+    """Every round's Offline file, then the Server ones (``inference_v4.1_closed_datacenter_server.csv``)."""
+    return [f for s in ("offline", "server") for f in sorted(INFERENCE_DIR.glob(f"inference_v*_closed_datacenter_{s}.csv"))]
+
+
+def _round_of(path: Path) -> str:
+    """``v4.1`` for an Offline file, ``v4.1-server`` for a Server one: a Server set is a set of its own
+    (its throughputs are held to a latency bound, so the same system reports less than Offline)."""
+    rnd = "v" + path.name.split("_v", 1)[1].split("_", 1)[0]
+    return rnd + "-server" if path.stem.endswith("_server") else rnd
+
+
+def companion_sources(source: str) -> tuple[str, ...]:
+    """Sets measured on the same systems as ``source``: a Server set's Offline round (the same
+    submissions' cards), which the priors of an evaluation of either must not have seen either."""
+    if source.startswith("inference-v"):
+        if source.endswith("-server"):
+            return (source.removesuffix("-server"),)
+        return (source + "-server",)
+    return ()
 
 
 def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
-    """MLPerf Inference Offline results in the measurement format (``source`` = the round).
+    """MLPerf Inference Offline (and Server) results in the measurement format (``source`` = the
+    round, ``inference-v4.1``; a Server file's ``inference-v4.1-server``).
 
-    One workload per round and benchmark (``mlperf-inf-v4.1/bert-99``); the ``-99.9`` accuracy
+    One workload per round and benchmark (``mlperf-inf-v4.1/bert-99``, ``mlperf-inf-v4.1-server/bert-99``); the ``-99.9`` accuracy
     variants are left out where the round has the ``-99`` one (mostly the same runs, else the same
     model at a higher precision);
     throughput = the median over submissions of the same card and count. Systems without
@@ -221,7 +240,7 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
     parts = []
     for path in paths:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
-        df["round"] = "v" + path.name.split("_v", 1)[1].split("_", 1)[0]
+        df["round"] = _round_of(Path(path))
         parts.append(df)
     df = pd.concat(parts, ignore_index=True)
     # a -99.9 benchmark is left out where its round also ran the -99 one (mostly the same runs, else
@@ -325,8 +344,10 @@ HELD_OUT_SOURCES = (
     "inference-v3.1",
     "inference-v4.0",
     "inference-v4.1",
+    "inference-v4.1-server",
     "inference-v5.0",
     "inference-v5.1",
+    "inference-v5.1-server",
     "inference-v6.0",
     "inference-v6.1",
     "lambda-pytorch",
@@ -343,7 +364,9 @@ TEST_ONLY_SOURCES = (
     "inference-v3.0",
     "inference-v3.1",
     "inference-v4.0",
+    "inference-v4.1-server",
     "inference-v5.0",
+    "inference-v5.1-server",
     "inference-v6.0",
     "inference-v6.1",
     "llamacpp-llama2",
@@ -365,9 +388,10 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 
 def held_out_measurements() -> pd.DataFrame:
-    """Everything in ``data/`` (MLPerf Inference v2.1/v3.0/v3.1/v4.0/v4.1/v5.0/v5.1/v6.0/v6.1, MLPerf Training v5.0,
-    v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch and TensorFlow benchmarks, llama.cpp's tokens/s), with ``source``: the set
-    ``normalize --evaluate --held-out`` runs on."""
+    """Everything in ``data/`` (MLPerf Inference v2.1/v3.0/v3.1/v4.0/v4.1/v5.0/v5.1/v6.0/v6.1 Offline and
+    v4.1 and v5.1 Server, MLPerf Training v5.0, v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch and
+    TensorFlow benchmarks, llama.cpp's tokens/s), with ``source``: the set ``normalize --evaluate
+    --held-out`` runs on."""
     files = _inference_files()
     runs = [TRAINING_V50_RUNS_CSV, TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV]
     if not files or not all(p.exists() for p in [*runs, *LAMBDA_CSVS, *LAMBDA_TF_CSVS, *LLAMACPP_CSVS]):

@@ -15,9 +15,11 @@ from fedopt.normalize.data import (
     HELD_OUT_SOURCES,
     INFERENCE_DIR,
     LAMBDA_TF_CSVS,
+    TEST_ONLY_SOURCES,
     TRAINING_V50_RUNS_CSV,
     TRAINING_V60_MULTI_CSV,
     TRAINING_V60_RUNS_CSV,
+    companion_sources,
     held_out_measurements,
     lambda_benchmarks,
     mlperf_inference,
@@ -36,7 +38,7 @@ def inference():
 
 def test_inference_rows(inference):
     d = inference
-    rounds = ("v2.1", "v3.0", "v3.1", "v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1")
+    rounds = ("v2.1", "v3.0", "v3.1", "v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1", "v4.1-server", "v5.1-server")
     assert set(d["source"]) == {f"inference-{r}" for r in rounds}
     # the stricter-accuracy duplicates are out where the round ran the -99 benchmark too; v6.1 ran
     # Llama 2 70B at -99.9 only, and v4.0's stored copy keeps no -99 Llama 2 70B result: they stay
@@ -91,6 +93,29 @@ def test_inference_rows(inference):
     assert resolver.resolve("NVIDIA H100-80C").id == "H100-PCIe-80GB"
 
 
+def test_server_rows(inference):
+    """The Server scenario (throughput under a latency bound) of v4.1 and v5.1: sets of their own,
+    never calibrated on, whose evaluation's priors do not see the same round's Offline set either."""
+    d = inference[inference["source"].str.endswith("-server")]
+    assert set(d["source"]) == {"inference-v4.1-server", "inference-v5.1-server"} <= set(TEST_ONLY_SOURCES)
+    assert d["workload"].str.match(r"mlperf-inf-v(4|5)\.1-server/").all()
+    assert companion_sources("inference-v4.1-server") == ("inference-v4.1",)
+    assert companion_sources("inference-v5.1") == ("inference-v5.1-server",) and companion_sources("lambda-pytorch") == ()
+    # AMD's one MI300X, Llama 2 70B: "Completed tokens per second: 2520.27" in its Server
+    # mlperf_log_summary.txt (the same system's Offline run: 3,062.72)
+    mi = d[(d["workload"] == "mlperf-inf-v4.1-server/llama2-70b-99") & (d["cards"] == 1) & d["card_type"].str.contains("MI300X")]
+    assert mi["throughput"].tolist() == [pytest.approx(2520.27)]
+    # v5.1 RetinaNet on 8 H200 SXM, seven systems (13,603.3 four times, 14,205.6, 14,355.8,
+    # 14,406.0 queries/s; Dell's XE9680L log: 13,603.34): the median 13,603.3
+    r = d[(d["workload"] == "mlperf-inf-v5.1-server/retinanet") & (d["card_type"] == "NVIDIA H200-SXM-141GB")]
+    assert r["cards"].tolist() == [8] and r["throughput"].tolist() == [pytest.approx(13603.3)]
+    # a system runs slower held to Server's latency bound than Offline: never faster per cell by much
+    off = inference[inference["source"].isin(["inference-v4.1", "inference-v5.1"])].copy()
+    off["workload"] = off["workload"].str.replace(r"^mlperf-inf-(v\d\.\d)/", r"mlperf-inf-\1-server/", regex=True)
+    both = d.merge(off, on=["workload", "card_type", "cards"], suffixes=("", "_offline"))
+    assert len(both) >= 100 and (both["throughput"] <= 1.1 * both["throughput_offline"]).mean() > 0.95
+
+
 def test_training_rows():
     d = mlperf_training_held_out()
     assert len(d) == 20 and d["cards"].eq(8).all() and set(d["source"]) == {"training-v5.1"}
@@ -103,7 +128,7 @@ def test_training_rows():
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
     # every declared set loads, and only those: five inference rounds, three training rounds, Lambda's two, llama.cpp's two
-    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 16
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 18
 
 
 def test_training_v60_rows():
