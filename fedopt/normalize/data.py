@@ -203,26 +203,33 @@ def shared_measurements(scaleout: bool = False) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+# MLPerf Inference scenarios kept, each file a set of its own: Offline (no latency bound), Server
+# (Poisson arrivals under a latency bound) and Interactive (v5.1 on: LLMs under a tighter one)
+INFERENCE_SCENARIOS = ("offline", "server", "interactive")
+
+
 def _inference_files() -> list[Path]:
-    """Every round's Offline file, then the Server ones (``inference_v4.1_closed_datacenter_server.csv``)."""
-    return [f for s in ("offline", "server") for f in sorted(INFERENCE_DIR.glob(f"inference_v*_closed_datacenter_{s}.csv"))]
+    """Every round's Offline file, then the Server and Interactive ones (``..._server.csv``)."""
+    return [f for s in INFERENCE_SCENARIOS for f in sorted(INFERENCE_DIR.glob(f"inference_v*_closed_datacenter_{s}.csv"))]
 
 
 def _round_of(path: Path) -> str:
-    """``v4.1`` for an Offline file, ``v4.1-server`` for a Server one: a Server set is a set of its own
+    """``v4.1`` for an Offline file, ``v4.1-server`` for a Server one: a scenario is a set of its own
     (its throughputs are held to a latency bound, so the same system reports less than Offline)."""
     rnd = "v" + path.name.split("_v", 1)[1].split("_", 1)[0]
-    return rnd + "-server" if path.stem.endswith("_server") else rnd
+    scenario = path.stem.rsplit("_", 1)[-1]
+    return rnd if scenario == "offline" else f"{rnd}-{scenario}"
 
 
 def companion_sources(source: str) -> tuple[str, ...]:
-    """Sets measured on the same systems as ``source``: a Server set's Offline round (the same
-    submissions' cards), which the priors of an evaluation of either must not have seen either."""
-    if source.startswith("inference-v"):
-        if source.endswith("-server"):
-            return (source.removesuffix("-server"),)
-        return (source + "-server",)
-    return ()
+    """Sets measured on the same systems as ``source``: the same MLPerf Inference round's other
+    scenarios (the same submissions' cards), which the priors of an evaluation of it must not have
+    seen either."""
+    if not source.startswith("inference-v"):
+        return ()
+    base = source.split("-")
+    rnd = "-".join(base[:2])
+    return tuple(s for s in (rnd, *(f"{rnd}-{x}" for x in INFERENCE_SCENARIOS[1:])) if s != source)
 
 
 def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
@@ -347,6 +354,7 @@ HELD_OUT_SOURCES = (
     "inference-v4.1-server",
     "inference-v5.0",
     "inference-v5.1",
+    "inference-v5.1-interactive",
     "inference-v5.1-server",
     "inference-v6.0",
     "inference-v6.1",
@@ -366,6 +374,7 @@ TEST_ONLY_SOURCES = (
     "inference-v4.0",
     "inference-v4.1-server",
     "inference-v5.0",
+    "inference-v5.1-interactive",
     "inference-v5.1-server",
     "inference-v6.0",
     "inference-v6.1",
@@ -389,7 +398,7 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 def held_out_measurements() -> pd.DataFrame:
     """Everything in ``data/`` (MLPerf Inference v2.1/v3.0/v3.1/v4.0/v4.1/v5.0/v5.1/v6.0/v6.1 Offline and
-    v4.1 and v5.1 Server, MLPerf Training v5.0, v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch and
+    v4.1 and v5.1 Server and v5.1 Interactive, MLPerf Training v5.0, v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch and
     TensorFlow benchmarks, llama.cpp's tokens/s), with ``source``: the set ``normalize --evaluate
     --held-out`` runs on."""
     files = _inference_files()

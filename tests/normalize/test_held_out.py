@@ -38,7 +38,20 @@ def inference():
 
 def test_inference_rows(inference):
     d = inference
-    rounds = ("v2.1", "v3.0", "v3.1", "v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1", "v4.1-server", "v5.1-server")
+    rounds = (
+        "v2.1",
+        "v3.0",
+        "v3.1",
+        "v4.0",
+        "v4.1",
+        "v5.0",
+        "v5.1",
+        "v6.0",
+        "v6.1",
+        "v4.1-server",
+        "v5.1-server",
+        "v5.1-interactive",
+    )
     assert set(d["source"]) == {f"inference-{r}" for r in rounds}
     # the stricter-accuracy duplicates are out where the round ran the -99 benchmark too; v6.1 ran
     # Llama 2 70B at -99.9 only, and v4.0's stored copy keeps no -99 Llama 2 70B result: they stay
@@ -99,8 +112,9 @@ def test_server_rows(inference):
     d = inference[inference["source"].str.endswith("-server")]
     assert set(d["source"]) == {"inference-v4.1-server", "inference-v5.1-server"} <= set(TEST_ONLY_SOURCES)
     assert d["workload"].str.match(r"mlperf-inf-v(4|5)\.1-server/").all()
-    assert companion_sources("inference-v4.1-server") == ("inference-v4.1",)
-    assert companion_sources("inference-v5.1") == ("inference-v5.1-server",) and companion_sources("lambda-pytorch") == ()
+    assert companion_sources("inference-v4.1-server") == ("inference-v4.1", "inference-v4.1-interactive")
+    assert companion_sources("inference-v5.1") == ("inference-v5.1-server", "inference-v5.1-interactive")
+    assert companion_sources("lambda-pytorch") == ()
     # AMD's one MI300X, Llama 2 70B: "Completed tokens per second: 2520.27" in its Server
     # mlperf_log_summary.txt (the same system's Offline run: 3,062.72)
     mi = d[(d["workload"] == "mlperf-inf-v4.1-server/llama2-70b-99") & (d["cards"] == 1) & d["card_type"].str.contains("MI300X")]
@@ -116,6 +130,16 @@ def test_server_rows(inference):
     assert len(both) >= 100 and (both["throughput"] <= 1.1 * both["throughput_offline"]).mean() > 0.95
 
 
+def test_interactive_rows(inference):
+    """v5.1's Interactive scenario (LLMs under a tighter latency bound than Server): a test set."""
+    d = inference[inference["source"] == "inference-v5.1-interactive"]
+    assert "inference-v5.1-interactive" in TEST_ONLY_SOURCES and d["workload"].nunique() == 3
+    # Llama 3.1 405B on 8 B200, ten one-node systems (719.409 ... 770.668 tokens/s; Dell's XE9680L
+    # log: "Completed tokens per second: 751.37"): the middle two, NVIDIA's 751.366 and Dell's 751.369
+    r = d[(d["workload"] == "mlperf-inf-v5.1-interactive/llama3.1-405b") & (d["card_type"] == "NVIDIA B200-SXM-180GB")]
+    assert r["cards"].tolist() == [8] and r["throughput"].tolist() == [pytest.approx((751.366 + 751.369) / 2)]
+
+
 def test_training_rows():
     d = mlperf_training_held_out()
     assert len(d) == 20 and d["cards"].eq(8).all() and set(d["source"]) == {"training-v5.1"}
@@ -128,7 +152,7 @@ def test_training_rows():
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
     # every declared set loads, and only those: five inference rounds, three training rounds, Lambda's two, llama.cpp's two
-    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 18
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 19
 
 
 def test_training_v60_rows():
