@@ -357,6 +357,7 @@ HELD_OUT_SOURCES = (
     "inference-v5.1-interactive",
     "inference-v5.1-server",
     "inference-v6.0",
+    "inference-v6.0-server",
     "inference-v6.1",
     "lambda-pytorch",
     "lambda-tensorflow",
@@ -377,6 +378,7 @@ TEST_ONLY_SOURCES = (
     "inference-v5.1-interactive",
     "inference-v5.1-server",
     "inference-v6.0",
+    "inference-v6.0-server",
     "inference-v6.1",
     "llamacpp-llama2",
     "llamacpp-llama3",
@@ -398,7 +400,7 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 def held_out_measurements() -> pd.DataFrame:
     """Everything in ``data/`` (MLPerf Inference v2.1/v3.0/v3.1/v4.0/v4.1/v5.0/v5.1/v6.0/v6.1 Offline and
-    v4.1 and v5.1 Server and v5.1 Interactive, MLPerf Training v5.0, v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch and
+    v4.1, v5.1 and v6.0 Server and v5.1 Interactive, MLPerf Training v5.0, v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch and
     TensorFlow benchmarks, llama.cpp's tokens/s), with ``source``: the set ``normalize --evaluate
     --held-out`` runs on."""
     files = _inference_files()

@@ -50,6 +50,7 @@ def test_inference_rows(inference):
         "v6.1",
         "v4.1-server",
         "v5.1-server",
+        "v6.0-server",
         "v5.1-interactive",
     )
     assert set(d["source"]) == {f"inference-{r}" for r in rounds}
@@ -110,8 +111,10 @@ def test_server_rows(inference):
     """The Server scenario (throughput under a latency bound) of v4.1 and v5.1: sets of their own,
     never calibrated on, whose evaluation's priors do not see the same round's Offline set either."""
     d = inference[inference["source"].str.endswith("-server")]
-    assert set(d["source"]) == {"inference-v4.1-server", "inference-v5.1-server"} <= set(TEST_ONLY_SOURCES)
-    assert d["workload"].str.match(r"mlperf-inf-v(4|5)\.1-server/").all()
+    assert (
+        set(d["source"]) == {"inference-v4.1-server", "inference-v5.1-server", "inference-v6.0-server"} <= set(TEST_ONLY_SOURCES)
+    )
+    assert d["workload"].str.match(r"mlperf-inf-v(4\.1|5\.1|6\.0)-server/").all()
     assert companion_sources("inference-v4.1-server") == ("inference-v4.1", "inference-v4.1-interactive")
     assert companion_sources("inference-v5.1") == ("inference-v5.1-server", "inference-v5.1-interactive")
     assert companion_sources("lambda-pytorch") == ()
@@ -123,8 +126,12 @@ def test_server_rows(inference):
     # 14,406.0 queries/s; Dell's XE9680L log: 13,603.34): the median 13,603.3
     r = d[(d["workload"] == "mlperf-inf-v5.1-server/retinanet") & (d["card_type"] == "NVIDIA H200-SXM-141GB")]
     assert r["cards"].tolist() == [8] and r["throughput"].tolist() == [pytest.approx(13603.3)]
+    # v6.0 (read from each system's summary.html): Dell's XE7740, 8 H200 NVL, Llama 3.1 8B Server
+    # 45,075.8 tokens/s (Offline 53,193.6), the round's only H200 NVL system with that benchmark
+    h = d[(d["workload"] == "mlperf-inf-v6.0-server/llama3.1-8b") & d["card_type"].str.contains("H200-NVL") & (d["cards"] == 8)]
+    assert h["throughput"].tolist() == [pytest.approx(45075.8)]
     # a system runs slower held to Server's latency bound than Offline: never faster per cell by much
-    off = inference[inference["source"].isin(["inference-v4.1", "inference-v5.1"])].copy()
+    off = inference[inference["source"].isin(["inference-v4.1", "inference-v5.1", "inference-v6.0"])].copy()
     off["workload"] = off["workload"].str.replace(r"^mlperf-inf-(v\d\.\d)/", r"mlperf-inf-\1-server/", regex=True)
     both = d.merge(off, on=["workload", "card_type", "cards"], suffixes=("", "_offline"))
     assert len(both) >= 100 and (both["throughput"] <= 1.1 * both["throughput_offline"]).mean() > 0.95
@@ -152,7 +159,7 @@ def test_training_rows():
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
     # every declared set loads, and only those: five inference rounds, three training rounds, Lambda's two, llama.cpp's two
-    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 19
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 20
 
 
 def test_training_v60_rows():
