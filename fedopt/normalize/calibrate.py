@@ -184,9 +184,15 @@ def fit_settings(priors: bool = True, exclude: tuple[str, ...] | None = None, re
     """Keyword arguments of ``ThroughputModel`` (and the evaluations) that fit a user's file as
     the command does: the calibrated scale-out slowdown, and unless ``priors`` is False the card
     and architecture priors. ``exclude`` names data sets (``source`` values) the priors must not
-    have seen: they are then calibrated afresh without them (for evaluating those sets).
-    ``replicas``: as ``normalize --replicas [PATTERNS]`` (``Hyper.replicas``; the priors are the same)."""
-    params = load_params() if exclude is None else _params_without(tuple(sorted(exclude)))
+    have seen: they are then calibrated afresh without them and without the sets measured on the
+    same systems (``data.companion_sources``: a round's other MLPerf Inference scenarios), for
+    evaluating those sets. ``replicas``: as ``normalize --replicas [PATTERNS]`` (``Hyper.replicas``;
+    the priors are the same)."""
+    from fedopt.normalize.data import companion_sources
+
+    if exclude is not None:
+        exclude = (*exclude, *(c for src in exclude for c in companion_sources(src)))
+    params = load_params() if exclude is None else _params_without(tuple(sorted(set(exclude))))
     out: dict = {"hyper": Hyper(**scaleout_hyper(params), replicas=replicas)}
     if priors:
         out["card_priors"] = card_priors(params)

@@ -227,18 +227,17 @@ def companion_sources(source: str) -> tuple[str, ...]:
     seen either."""
     if not source.startswith("inference-v"):
         return ()
-    base = source.split("-")
-    rnd = "-".join(base[:2])
+    rnd = "-".join(source.split("-")[:2])  # inference-v4.1
     return tuple(s for s in (rnd, *(f"{rnd}-{x}" for x in INFERENCE_SCENARIOS[1:])) if s != source)
 
 
 def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
-    """MLPerf Inference Offline (and Server) results in the measurement format (``source`` = the
-    round, ``inference-v4.1``; a Server file's ``inference-v4.1-server``).
+    """MLPerf Inference results in the measurement format, each scenario file a set of its own
+    (``source`` = the round, ``inference-v4.1``; a Server file's ``inference-v4.1-server``).
 
-    One workload per round and benchmark (``mlperf-inf-v4.1/bert-99``, ``mlperf-inf-v4.1-server/bert-99``); the ``-99.9`` accuracy
-    variants are left out where the round has the ``-99`` one (mostly the same runs, else the same
-    model at a higher precision);
+    One workload per round, scenario and benchmark (``mlperf-inf-v4.1/bert-99``,
+    ``mlperf-inf-v4.1-server/bert-99``); the ``-99.9`` accuracy variants are left out where the
+    round has the ``-99`` one (mostly the same runs, else the same model at a higher precision);
     throughput = the median over submissions of the same card and count. Systems without
     accelerators (CPU only), multi-node systems (``a#`` counts per node there) and cards without
     specs in the catalog (UntetherAI's speedAI240) are left out.

@@ -195,16 +195,15 @@ def each_set_alone(
 ) -> pd.DataFrame:
     """:func:`leave_one_card_out` on each ``source`` of ``data`` fitted alone, as a user's file of
     that set would be, with the priors calibrated on every other set (never on itself, nor on a
-    set of the same systems: ``data.companion_sources``); ``workers`` processes for the fits;
+    set of the same systems: ``calibrate.fit_settings``); ``workers`` processes for the fits;
     ``replicas``: fitted as ``normalize --replicas`` fits (``Hyper.replicas``)."""
     from fedopt.normalize.calibrate import fit_settings
-    from fedopt.normalize.data import companion_sources
 
     parts = []
     for src, part in data.groupby("source", sort=True):
         if progress:
             progress(f"{src}: calibrating the priors without it")
-        fit = fit_settings(priors=priors, exclude=(str(src), *companion_sources(str(src))), replicas=replicas)
+        fit = fit_settings(priors=priors, exclude=(str(src),), replicas=replicas)
         parts.append(leave_one_card_out(part, resolver=resolver, unit=unit, progress=progress, workers=workers, **fit))
     return pd.concat(parts, ignore_index=True)
 

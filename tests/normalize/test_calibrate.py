@@ -80,6 +80,18 @@ def test_priors_for_an_evaluation_never_see_the_evaluated_set():
     assert "MI300X" not in shared_only["cards"] and "amd-cdna3" not in shared_only["architectures"]
 
 
+def test_priors_for_a_server_set_never_see_its_rounds_offline_set(monkeypatch):
+    """A round's scenarios ran on the same submissions' cards: evaluating one, the priors are
+    calibrated without the others too (the v4.1 Offline set is a calibration set)."""
+    import fedopt.normalize.calibrate as cal
+
+    seen = []
+    monkeypatch.setattr(cal, "_params_without", lambda exclude: seen.append(exclude) or load_params())
+    fit_settings(exclude=("inference-v4.1-server",))
+    fit_settings(exclude=("lambda-pytorch",))
+    assert seen == [("inference-v4.1", "inference-v4.1-interactive", "inference-v4.1-server"), ("lambda-pytorch",)]
+
+
 def test_the_shipped_parameters_are_current():
     # python -m fedopt normalize --calibrate rewrites them; a stale file fails here
     shipped, fresh = load_params(), calibrate()

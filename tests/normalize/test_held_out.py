@@ -108,8 +108,8 @@ def test_inference_rows(inference):
 
 
 def test_server_rows(inference):
-    """The Server scenario (throughput under a latency bound) of v4.1 and v5.1: sets of their own,
-    never calibrated on, whose evaluation's priors do not see the same round's Offline set either."""
+    """The Server scenario (throughput under a latency bound) of v4.1, v5.1 and v6.0: sets of their
+    own, never calibrated on, whose evaluation's priors do not see the same round's Offline set either."""
     d = inference[inference["source"].str.endswith("-server")]
     assert (
         set(d["source"]) == {"inference-v4.1-server", "inference-v5.1-server", "inference-v6.0-server"} <= set(TEST_ONLY_SOURCES)
