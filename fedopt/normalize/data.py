@@ -398,10 +398,10 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 
 def held_out_measurements() -> pd.DataFrame:
-    """Everything in ``data/`` (MLPerf Inference v2.1/v3.0/v3.1/v4.0/v4.1/v5.0/v5.1/v6.0/v6.1 Offline and
-    v4.1, v5.1 and v6.0 Server and v5.1 Interactive, MLPerf Training v5.0, v5.1 and v6.0 at 8 accelerators, Lambda's PyTorch and
-    TensorFlow benchmarks, llama.cpp's tokens/s), with ``source``: the set ``normalize --evaluate
-    --held-out`` runs on."""
+    """Everything in ``data/`` (every MLPerf Inference file, one set per round and scenario; MLPerf
+    Training v5.0, v5.1 and v6.0 at 8 accelerators; Lambda's PyTorch and TensorFlow benchmarks;
+    llama.cpp's tokens/s), with ``source`` (``HELD_OUT_SOURCES`` names them all): the set
+    ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()
     runs = [TRAINING_V50_RUNS_CSV, TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV]
     if not files or not all(p.exists() for p in [*runs, *LAMBDA_CSVS, *LAMBDA_TF_CSVS, *LLAMACPP_CSVS]):
