@@ -404,14 +404,18 @@ def format_summary(tab: pd.DataFrame) -> str:
 
 
 def by_card(res: pd.DataFrame) -> pd.DataFrame:
-    """Median errors per held-out card: model, peak-TFLOPS ratio, memory-bandwidth ratio."""
-    g = res.assign(model=errors(res, "pred"))
-    cols = {"model": ("model", "median")}
+    """Median errors per held-out card: model, peak-TFLOPS ratio, memory-bandwidth ratio; and the
+    model's signed bias (``model_bias``: its median predicted / measured, less 1; + = too fast), as
+    an error of 30% may be a card the model over-predicts everywhere or one it misses both ways."""
+    g = res.assign(model=errors(res, "pred"), model_bias=np.log(res["pred"] / res["throughput"]))
+    cols = {"model": ("model", "median"), "model_bias": ("model_bias", "median")}
     for name, col in (("peak_tflops", "base_bf16_tflops"), ("mem_bw", "base_mem_bw_gbs")):
         if col in res:
             g[name] = errors(res, col)
             cols[name] = (name, "median")
-    return g.groupby("card").agg(rows=("pred", "size"), **cols)
+    out = g.groupby("card").agg(rows=("pred", "size"), **cols)
+    out["model_bias"] = np.expm1(out["model_bias"])
+    return out
 
 
 def oracle_line(res: pd.DataFrame) -> str | None:

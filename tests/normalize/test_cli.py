@@ -208,6 +208,7 @@ def test_evaluate_on_given_measurements(write, capsys):
     out = capsys.readouterr().out
     assert "| all |" in out and "peak-TFLOPS" in out and "targets:" in out
     assert "over resampled workloads" in out  # how far the median could move with other workloads
+    assert "model_bias" in out  # --by-card: the signed bias beside each card's error
 
 
 def test_headers_in_other_case_crlf_and_bom(write, tmp_path):

@@ -7,6 +7,7 @@ import pytest
 
 from fedopt.normalize.data import SHARED_DATA, shared_measurements
 from fedopt.normalize.evaluate import (
+    by_card,
     fold_workers,
     keep_one_card,
     leave_one_card_out,
@@ -77,6 +78,18 @@ def test_oracle_ratio_by_hand():
     assert pd.isna(got[4])
     line = oracle_line(test.assign(oracle=got, source="s"))
     assert line is not None and "all 0.0%" in line  # errors 0, 0, 50%, 0: median 0
+
+
+def test_by_card_gives_the_signed_bias_beside_the_error():
+    # card A: predicted 1.2x, 1.2x and 0.9x measured: errors 20, 20, 10% (median 20%), bias +20%;
+    # card B: 0.5x and 2x: errors 50% and 100% (median 75%) but no bias (the log ratios cancel)
+    res = pd.DataFrame(
+        {"card": ["A", "A", "A", "B", "B"], "throughput": [1.0, 2.0, 10.0, 4.0, 1.0], "pred": [1.2, 2.4, 9.0, 2.0, 2.0]}
+    )
+    tab = by_card(res)
+    assert tab.loc["A", "rows"] == 3 and tab.loc["B", "rows"] == 2
+    assert tab.loc["A", "model"] == pytest.approx(0.2) and tab.loc["A", "model_bias"] == pytest.approx(0.2)
+    assert tab.loc["B", "model"] == pytest.approx(0.75) and tab.loc["B", "model_bias"] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_oracle_ratio_sits_below_the_model_on_gavel():
