@@ -188,17 +188,23 @@ def fit_settings(priors: bool = True, exclude: tuple[str, ...] | None = None, re
     same systems (``data.companion_sources``: a round's other MLPerf Inference scenarios), for
     evaluating those sets. ``replicas``: as ``normalize --replicas [PATTERNS]`` (``Hyper.replicas``;
     the priors are the same)."""
-    from fedopt.normalize.data import companion_sources
-
-    if exclude is not None:
-        exclude = (*exclude, *(c for src in exclude for c in companion_sources(src)))
-    params = load_params() if exclude is None else _params_without(tuple(sorted(set(exclude))))
+    params = load_params() if exclude is None else params_without(exclude)
     out: dict = {"hyper": Hyper(**scaleout_hyper(params), replicas=replicas)}
     if priors:
         out["card_priors"] = card_priors(params)
         out["arch_priors"] = arch_priors(params)
         out["arch_bias"] = arch_bias(params)
     return out
+
+
+def params_without(exclude: tuple[str, ...]) -> dict:
+    """The calibration without the named sets and the sets measured on the same systems
+    (``data.companion_sources``: a round's other MLPerf Inference scenarios, which would leak the
+    same submissions' cards), for evaluating those sets: every evaluation calls this one."""
+    from fedopt.normalize.data import companion_sources
+
+    every = (*exclude, *(c for src in exclude for c in companion_sources(src)))
+    return _params_without(tuple(sorted(set(every))))
 
 
 @functools.lru_cache(maxsize=8)

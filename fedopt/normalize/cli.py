@@ -108,7 +108,7 @@ def _evaluate_profiles(args, data, what: str, resolver) -> int:
     """``--evaluate --profiles``: the profiles' ratios between cards against the measured ones."""
     import pandas as pd
 
-    from fedopt.normalize.calibrate import _params_without, load_params
+    from fedopt.normalize.calibrate import load_params, params_without
     from fedopt.normalize.profiles import format_profile_summary, profile_leave_one_card_out, read_profiles
 
     profiles = read_profiles(args.profiles)
@@ -117,7 +117,7 @@ def _evaluate_profiles(args, data, what: str, resolver) -> int:
         res = profile_leave_one_card_out(data, profiles, resolver, None)
     elif ours:
         parts = [
-            profile_leave_one_card_out(part, profiles, resolver, _params_without((str(src),)))
+            profile_leave_one_card_out(part, profiles, resolver, params_without((str(src),)))
             for src, part in data.groupby("source")
         ]
         res = pd.concat(parts, ignore_index=True)

@@ -4,6 +4,7 @@ architecture absent from a user's file is placed from the calibrated gaps."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -90,6 +91,22 @@ def test_priors_for_a_server_set_never_see_its_rounds_offline_set(monkeypatch):
     fit_settings(exclude=("inference-v4.1-server",))
     fit_settings(exclude=("lambda-pytorch",))
     assert seen == [("inference-v4.1", "inference-v4.1-interactive", "inference-v4.1-server"), ("lambda-pytorch",)]
+
+
+def test_profiles_of_an_interactive_set_never_see_its_rounds_offline_set(monkeypatch, capsys):
+    # --evaluate --profiles calibrates the efficiencies as the model's evaluations do (it called
+    # the calibration without the round's other scenarios until 2026-12-05)
+    import fedopt.normalize.calibrate as cal
+    from fedopt.cli import main
+
+    seen = []
+    monkeypatch.setattr(cal, "_params_without", lambda exclude: seen.append(exclude) or load_params())
+    profiles = str(Path(cal.__file__).parents[2] / "data" / "profiles" / "mlperf_held_out_precision.csv")
+    args = ["normalize", "--evaluate", "--held-out", "--sets", "inference-v5.1-interactive", "--profiles", profiles]
+    assert main(args) == 0
+    assert ("inference-v5.1", "inference-v5.1-interactive", "inference-v5.1-server") in seen
+    assert all("inference-v5.1" in exclude for exclude in seen if "inference-v5.1-interactive" in exclude)
+    assert "| inference-v5.1-interactive | 13 |" in capsys.readouterr().out
 
 
 def test_the_shipped_parameters_are_current():
