@@ -1,7 +1,8 @@
 """``python -m fedopt normalize``: predict throughputs, evaluate the model, print an instance's rate table.
 
 normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json] [--interval 0.8] [--replicas [PATTERNS]]
-normalize --evaluate [--measurements M.csv | --held-out [--sets SET,...]] [--cards cards.json] [--by-card] [--plot FILE.png]
+normalize --evaluate [--measurements M.csv | --held-out [--sets SET,...]] [--cards cards.json] [--by-card] [--cells]
+                     [--plot FILE.png]
 normalize --measurements M.csv --speedups H100,A100,H20 [--count N] [--json]
 normalize --measurements M.csv --shares [--json]
 normalize --table instance.json [--by-job] [--json]
@@ -212,6 +213,8 @@ def _evaluate(args) -> int:
         _out("")
         _out(f"leave-one-architecture-out on {what}: every card of one architecture hidden at a time ('cards' = architectures)")
         _out(format_summary(summary(arch)))
+    if args.cells:
+        _evaluate_cells(args, data, what, resolver, progress, fit_as)
     if args.one_card:
         from fedopt.normalize.evaluate import keep_one_card
 
@@ -252,6 +255,27 @@ def _evaluate(args) -> int:
         )
         _out(format_scaleout(so))
     return 0
+
+
+def _evaluate_cells(args, data, what: str, resolver, progress, fit_as: dict) -> None:
+    """``--evaluate --cells``: cells hidden at random, on the data as evaluated above (and with
+    ``--held-out`` each set fitted alone, priors calibrated without it)."""
+    from fedopt.normalize.evaluate import each_set_cells, fold_workers, format_summary, random_cells, summary
+
+    res = random_cells(data, resolver=resolver, baselines=True, workers=fold_workers(), **fit_as)
+    _out("")
+    _out(
+        f"cells missing at random on {what}: the measured cells (workload, card, count) in 5 random folds, each "
+        "hidden in turn and predicted from the rest ('cards' = the hidden rows' card types)"
+    )
+    _out(format_summary(summary(res)))
+    if args.held_out:
+        alone = each_set_cells(
+            data, priors=not args.no_priors, resolver=resolver, progress=progress, workers=fold_workers(), replicas=args.replicas
+        )
+        _out("")
+        _out("cells missing at random on each held-out set fitted alone, priors calibrated on every other set")
+        _out(format_summary(summary(alone)))
 
 
 def _held_out_sets(names: str | None) -> tuple[str, ...]:
@@ -568,6 +592,8 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         raise InputError("--fill", "goes with --table INSTANCE (the instance whose rates it fills in)")
     if args.profiles and not args.evaluate:
         raise InputError("--profiles", "goes with --evaluate (how well the profiles predict measured ratios)")
+    if args.cells and not args.evaluate:
+        raise InputError("--cells", "goes with --evaluate (cells of the measurements hidden at random)")
     if predicting or not modes:
         missing = [f"--{k}" for k in ("measurements", "query", "out") if getattr(args, k) is None]
         if missing:
@@ -633,6 +659,12 @@ def add_normalize(sub) -> None:
         "the measured ratios between cards",
     )
     p.add_argument("--by-card", action="store_true", help="with --evaluate: errors per held-out card")
+    p.add_argument(
+        "--cells",
+        action="store_true",
+        help="with --evaluate: also cells (workload, card, count) hidden at random, 5 folds: filling the gaps of a "
+        "job x card matrix",
+    )
     p.add_argument(
         "--architectures", action="store_true", help="with --evaluate: also hide one architecture (all its cards) at a time"
     )

@@ -249,22 +249,61 @@ def random_cells(
     seed: int = 0,
     hyper: Hyper | None = None,
     resolver: CardResolver | None = None,
+    baselines: bool = False,
+    workers: int = 1,
     **priors: dict,
 ) -> pd.DataFrame:
-    """Cells missing at random: the measured rows fall into ``folds`` random folds, each hidden in
-    turn and predicted from the rest (what filling gaps in a user's job x card matrix is like).
-    Columns ``pred`` and ``basis`` (:meth:`ThroughputModel.basis` of each hidden row)."""
+    """Cells missing at random: the measured cells (workload, card, count) fall into ``folds``
+    random folds, each hidden in turn and predicted from the rest (what filling the gaps of a
+    user's job x card matrix is like; a cell's repeats fall in one fold, else the others would give
+    it away). Columns ``pred``, ``basis`` (:meth:`ThroughputModel.basis` of each hidden row) and
+    ``card`` (its card); with ``baselines`` one column per spec-ratio baseline, from the same
+    workload's rows on the other cards at the same count, as in :func:`leave_one_card_out`.
+    ``workers`` processes for the fits (the same figures)."""
     resolver = resolver or CardResolver()
-    fold = np.random.default_rng(seed).integers(0, folds, len(data))
-    rows = [data.iloc[:0].assign(pred=0.0, basis="")]
+    model0 = ThroughputModel(resolver=resolver, hyper=hyper)
+    keys = np.array([model0.card_key(n) for n in data["card_type"]], dtype=object)
+    cells = pd.MultiIndex.from_arrays([data["workload"].astype(str).to_numpy(), keys, data["cards"].to_numpy()])
+    codes, uniq = pd.factorize(cells)
+    fold = np.random.default_rng(seed).integers(0, folds, len(uniq))[codes]
+    rows = [data.iloc[:0].assign(pred=0.0, basis="", card="")]
+    positive = (data["throughput"] > 0).to_numpy()
+    parts = []
     for f in range(folds):
         train = data[fold != f]
-        test = data[(fold == f) & (data["throughput"] > 0).to_numpy() & data["workload"].isin(train["workload"]).to_numpy()]
-        if test.empty:
-            continue
-        model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(train)
-        rows.append(test.assign(pred=model.predict(test), basis=model.basis(test)))
+        test_mask = (fold == f) & positive & data["workload"].isin(train["workload"]).to_numpy()
+        if test_mask.any():
+            parts.append((train, test_mask))
+    settings = {"resolver": resolver, "hyper": hyper, **priors}
+    jobs = [(settings, train, data[mask], baselines) for train, mask in parts]
+    for (train, mask), (model, res) in zip(parts, _run_folds(jobs, workers), strict=True):
+        res["card"] = keys[mask]
+        if baselines:
+            for fname, feat in SPEC_FEATURES.items():
+                res["base_" + fname] = _ratio_baseline(train, data[mask], feat, model)
+        rows.append(res)
     return pd.concat(rows, ignore_index=True)
+
+
+def each_set_cells(
+    data: pd.DataFrame,
+    priors: bool = True,
+    resolver: CardResolver | None = None,
+    progress: Callable[[str], None] | None = None,
+    workers: int = 1,
+    replicas: bool | str = False,
+) -> pd.DataFrame:
+    """:func:`random_cells` (with the baselines) on each ``source`` of ``data`` fitted alone, with
+    priors calibrated without it, as :func:`each_set_alone` does for whole cards."""
+    from fedopt.normalize.calibrate import fit_settings
+
+    parts = []
+    for src, part in data.groupby("source", sort=True):
+        if progress:
+            progress(f"{src}: cells missing at random")
+        fit = fit_settings(priors=priors, exclude=(str(src),), replicas=replicas)
+        parts.append(random_cells(part, resolver=resolver, baselines=True, workers=workers, **fit))
+    return pd.concat(parts, ignore_index=True)
 
 
 # Scale-out priors that have not seen MLPerf's multi-node systems (the defaults were fitted on them)
@@ -486,6 +525,8 @@ def targets(tab: pd.DataFrame, limit: float = 0.15, res: pd.DataFrame | None = N
 __all__ = [
     "Card",
     "by_card",
+    "each_set_alone",
+    "each_set_cells",
     "errors",
     "format_scaleout",
     "format_summary",
@@ -495,6 +536,7 @@ __all__ = [
     "median_interval",
     "oracle_line",
     "oracle_ratio",
+    "random_cells",
     "ratio_prediction",
     "summary",
     "targets",

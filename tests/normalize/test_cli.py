@@ -211,6 +211,15 @@ def test_evaluate_on_given_measurements(write, capsys):
     assert "model_bias" in out  # --by-card: the signed bias beside each card's error
 
 
+def test_evaluate_cells_hidden_at_random(write, capsys):
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--cells"]) == 0
+    out = capsys.readouterr().out
+    assert "cells missing at random on" in out and out.count("| all |") == 2  # beside the leave-one-card-out table
+    assert main(["normalize", "--measurements", str(m), "--cells"]) == 2
+    assert "--cells: goes with --evaluate" in capsys.readouterr().err
+
+
 def test_headers_in_other_case_crlf_and_bom(write, tmp_path):
     rows = '"bert, large",H100,8,1.5e1\r\n"bert, large",A100,8,6.1\r\n'
     m = write("M.csv", "\ufeffWorkload , Card Type,CARDS,Throughput\r\n" + rows)

@@ -14,6 +14,7 @@ from fedopt.normalize.evaluate import (
     median_interval,
     oracle_line,
     oracle_ratio,
+    random_cells,
     summary,
     use_cores,
 )
@@ -145,6 +146,37 @@ def test_keep_one_card_on_a_few_workloads():
     # measured on all workloads (`normalize --evaluate --one-card`): 17.9% vs 25.5% (memory bandwidth)
     assert tab.loc["all", "model_median"] < tab.loc["all", "best_spec_median"]
     assert tab.loc["all", "model_median"] <= 0.5 * tab.loc["all", "peak_tflops_median"]
+
+
+def _peak_ratio_rows() -> pd.DataFrame:
+    """Four jobs on four cards, each exactly at the cards' BF16 peak ratio (H100 989, A100 312,
+    L40S 362, H200 989 TFLOPS), at 1 card."""
+    peaks = {"H100-SXM-80GB": 989.0, "A100-SXM4-80GB": 312.0, "L40S": 362.0, "H200-SXM-141GB": 989.0}
+    rows = [(f"w{i}", card, 1, (i + 1) * peak / 100) for i in range(4) for card, peak in peaks.items()]
+    return pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+
+
+def test_cells_missing_at_random_with_the_peak_ratio_by_hand():
+    # every row is at the peak ratio, so the peak-TFLOPS baseline predicts each hidden cell exactly
+    # (the same job on the other cards times their peak ratio); every measured cell is hidden once
+    d = _peak_ratio_rows()
+    res = random_cells(d, baselines=True)
+    assert len(res) == len(d) and set(res["card"]) == set(d["card_type"])
+    assert res["base_bf16_tflops"].to_numpy() == pytest.approx(res["throughput"].to_numpy(), rel=1e-9)
+    assert {"pred", "basis", "base_mem_bw_gbs"} <= set(res.columns)
+    pd.testing.assert_frame_equal(res, random_cells(d, baselines=True, workers=2))  # seeded folds, forked or not
+
+
+def test_a_cells_repeats_are_hidden_together():
+    # w0 on the H100 measured twice at 1000 (far off its peak ratio): were one repeat left in the
+    # fit, the other would come back as measured (1000); hidden together it is predicted
+    d = _peak_ratio_rows()
+    twin = pd.DataFrame([("w0", "H100-SXM-80GB", 1, 1000.0)] * 2, columns=d.columns)
+    d = pd.concat([d[~((d["workload"] == "w0") & (d["card_type"] == "H100-SXM-80GB"))], twin], ignore_index=True)
+    for seed in range(5):
+        res = random_cells(d, seed=seed)
+        hidden = res[(res["workload"] == "w0") & (res["card"] == "H100-SXM-80GB")]
+        assert len(hidden) == 2 and (hidden["pred"] < 500).all(), seed
 
 
 def test_leave_one_architecture_out_on_mlperf():
