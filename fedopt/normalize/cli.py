@@ -144,7 +144,6 @@ def _evaluate(args) -> int:
         shared_measurements,
     )
     from fedopt.normalize.evaluate import (
-        by_card,
         fold_workers,
         format_summary,
         leave_one_card_out,
@@ -204,8 +203,7 @@ def _evaluate(args) -> int:
     if args.plot:
         _write_figure(res, args.plot, what)
     if args.by_card:
-        _out("")
-        _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
+        _out_by_card(res, what)
     if args.architectures:
         arch = leave_one_card_out(
             data, resolver=resolver, unit="architecture", progress=progress, workers=fold_workers(), **fit_as
@@ -242,6 +240,8 @@ def _evaluate(args) -> int:
             _out(format_summary(tab))
             if unit == "card":
                 _out_targets(tab, alone)
+                if args.by_card:
+                    _out_by_card(alone, "each held-out set fitted alone")
         if "training-v6.0" in sets:
             _held_out_scaleout(resolver, _fit_settings(args, exclude=("training-v6.0",)))
     if not (args.measurements or args.held_out):
@@ -255,6 +255,18 @@ def _evaluate(args) -> int:
         )
         _out(format_scaleout(so))
     return 0
+
+
+def _out_by_card(res, what: str) -> None:
+    """``--by-card``: each hidden card's median errors and the model's signed bias, under a heading."""
+    from fedopt.normalize.evaluate import by_card
+
+    _out("")
+    _out(
+        f"per held-out card, {what}: median absolute relative error of the model and of the peak-TFLOPS and "
+        "memory-bandwidth ratios; model_bias = median predicted / measured - 1 (+: predicted too fast)"
+    )
+    _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
 
 
 def _evaluate_cells(args, data, what: str, resolver, progress, fit_as: dict) -> None:

@@ -183,10 +183,13 @@ def test_missing_files_and_modes(files, tmp_path, capsys):
 def test_held_out_sets_evaluates_only_the_named_set(capsys):
     """``--held-out --sets training-v5.1``: its 19 rows on nine cards, pooled and alone, no other set
     (and no scale-out table: that is training v6.0's)."""
-    assert main(["normalize", "--evaluate", "--held-out", "--sets", "training-v5.1", "-q"]) == 0
+    assert main(["normalize", "--evaluate", "--held-out", "--sets", "training-v5.1", "-q", "--by-card"]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("| training-v5.1 | 19 | 9 |")]
     assert len(rows) == 2  # pooled with priors from the shared data, and alone with priors from every other set
+    # --by-card: the per-card table of each, the set alone's (the headline figures) after its summary
+    assert out.count("per held-out card, ") == 2 and "per held-out card, each held-out set fitted alone" in out
+    assert out.index("per held-out card, each held-out set fitted alone") > out.index("fitted alone, priors calibrated")
     assert "inference-v4.1" not in out and "lambda" not in out and "scale-out" not in out
 
 
