@@ -2,7 +2,7 @@
 
 normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json] [--interval 0.8] [--replicas [PATTERNS]]
 normalize --evaluate [--measurements M.csv | --held-out [--sets SET,...]] [--cards cards.json] [--by-card] [--cells]
-                     [--plot FILE.png]
+                     [--plot FILE.png] [--json]
 normalize --measurements M.csv --speedups H100,A100,H20 [--count N] [--json]
 normalize --measurements M.csv --shares [--json]
 normalize --table instance.json [--by-job] [--json]
@@ -105,12 +105,72 @@ def _predict(args) -> int:
     return 0
 
 
+class _Report:
+    """Where ``--evaluate``'s tables go: printed as markdown as they come, or with ``--json``
+    gathered into one JSON document printed at the end (``{"sections": [{"name", "heading",
+    "rows"}]}``, errors as fractions), for scripts, dashboards and a cron job's log."""
+
+    def __init__(self, as_json: bool):
+        self.as_json = as_json
+        self.sections: list[dict] = []
+
+    def table(self, name: str, heading: str, frame, text: str, blank: bool = True) -> None:
+        if self.as_json:
+            self.sections.append({"name": name, "heading": heading, "rows": _records(frame)})
+            return
+        if blank:
+            _out("")
+        _out(heading)
+        _out(text)
+
+    def summary(self, name: str, heading: str, tab, res=None, blank: bool = True) -> None:
+        """A :func:`evaluate.summary` table; with ``res`` its targets (and intervals) after it."""
+        from fedopt.normalize.evaluate import format_summary, target_records
+
+        self.table(name, heading, tab, format_summary(tab), blank)
+        if res is None:
+            return
+        if self.as_json:
+            self.sections.append(
+                {"name": name + "_targets", "heading": "the issue's targets", "rows": target_records(tab, res=res)}
+            )
+        else:
+            _out("")
+            _out_targets(tab, res)
+
+    def line(self, name: str, text: str, rows: list[dict]) -> None:
+        if self.as_json:
+            self.sections.append({"name": name, "heading": text.split(":")[0], "rows": rows})
+        else:
+            _out(text)
+
+    def finish(self) -> None:
+        if self.as_json:
+            import json
+
+            _out(json.dumps({"sections": self.sections}, indent=1, allow_nan=False))
+
+
+def _records(frame) -> list[dict]:
+    """A frame's rows as JSON-ready dicts: numpy scalars as Python numbers, NaN as null."""
+    import math
+
+    out = []
+    for rec in frame.reset_index().to_dict("records") if frame.index.name else frame.to_dict("records"):
+        row = {}
+        for k, v in rec.items():
+            v = v.item() if hasattr(v, "item") else v
+            row[str(k)] = None if isinstance(v, float) and not math.isfinite(v) else v
+        out.append(row)
+    return out
+
+
 def _evaluate_profiles(args, data, what: str, resolver) -> int:
     """``--evaluate --profiles``: the profiles' ratios between cards against the measured ones."""
     import pandas as pd
 
     from fedopt.normalize.calibrate import load_params, params_without
-    from fedopt.normalize.profiles import format_profile_summary, profile_leave_one_card_out, read_profiles
+    from fedopt.normalize.profiles import format_profile_summary, profile_leave_one_card_out, profile_summary, read_profiles
 
     profiles = read_profiles(args.profiles)
     ours = not args.measurements  # the project's sets: efficiencies calibrated without the set evaluated
@@ -129,9 +189,13 @@ def _evaluate_profiles(args, data, what: str, resolver) -> int:
     eff = "every card at its peaks (--no-priors)"
     if not args.no_priors:
         eff = "efficiencies calibrated without the set evaluated" if ours else "the shipped calibrated efficiencies"
-    _out(f"profiles of {args.profiles} on {what}, {eff}: each card hidden in turn, its rows predicted from the same")
-    _out("workload's rows on other cards times the profile's rate ratio (or a spec ratio); absolute relative error")
-    _out(format_profile_summary(res))
+    heading = (
+        f"profiles of {args.profiles} on {what}, {eff}: each card hidden in turn, its rows predicted from the same\n"
+        "workload's rows on other cards times the profile's rate ratio (or a spec ratio); absolute relative error"
+    )
+    report = _Report(args.json)
+    report.table("profiles", heading, profile_summary(res), format_profile_summary(res), blank=False)
+    report.finish()
     return 0
 
 
@@ -145,9 +209,9 @@ def _evaluate(args) -> int:
     )
     from fedopt.normalize.evaluate import (
         fold_workers,
-        format_summary,
         leave_one_card_out,
         oracle_line,
+        oracle_medians,
         summary,
     )
 
@@ -193,33 +257,32 @@ def _evaluate(args) -> int:
     res = leave_one_card_out(data, resolver=resolver, progress=progress, workers=fold_workers(), **fit_as)
     if res.empty:
         raise InputError("--measurements", "no card can be left out: need measurements of a workload on two card types")
-    _out(f"leave-one-card-out on {what}: absolute relative error of held-out throughputs")
+    report = _Report(args.json)
     tab = summary(res)
-    _out(format_summary(tab))
-    _out("")
-    _out_targets(tab, res)
+    heading = f"leave-one-card-out on {what}: absolute relative error of held-out throughputs"
+    report.summary("leave_one_card_out", heading, tab, res, blank=False)
     if (line := oracle_line(res)) is not None:
-        _out(line)
+        report.line("oracle", line, [{"data": k, "median": v} for k, v in oracle_medians(res).items()])
     if args.plot:
         _write_figure(res, args.plot, what)
     if args.by_card:
-        _out_by_card(res, what)
+        _out_by_card(report, "by_card", res, what)
     if args.architectures:
         arch = leave_one_card_out(
             data, resolver=resolver, unit="architecture", progress=progress, workers=fold_workers(), **fit_as
         )
-        _out("")
-        _out(f"leave-one-architecture-out on {what}: every card of one architecture hidden at a time ('cards' = architectures)")
-        _out(format_summary(summary(arch)))
+        heading = (
+            f"leave-one-architecture-out on {what}: every card of one architecture hidden at a time ('cards' = architectures)"
+        )
+        report.summary("leave_one_architecture_out", heading, summary(arch))
     if args.cells:
-        _evaluate_cells(args, data, what, resolver, progress, fit_as)
+        _evaluate_cells(args, data, what, resolver, progress, fit_as, report)
     if args.one_card:
         from fedopt.normalize.evaluate import keep_one_card
 
         one = keep_one_card(data, resolver=resolver, progress=progress, **fit_as)
-        _out("")
-        _out(f"workloads seen on one card, on {what}: each workload keeps one card's rows in turn, its other rows predicted")
-        _out(format_summary(summary(one)))
+        heading = f"workloads seen on one card, on {what}: each workload keeps one card's rows in turn, its other rows predicted"
+        report.summary("one_card", heading, summary(one))
     if args.held_out:
         from fedopt.normalize.evaluate import each_set_alone
 
@@ -234,60 +297,55 @@ def _evaluate(args) -> int:
                 workers=fold_workers(),
                 replicas=args.replicas,
             )
-            _out("")
-            _out(f"leave-one-{unit}-out on each held-out set fitted alone, priors calibrated on every other set")
-            tab = summary(alone)
-            _out(format_summary(tab))
-            if unit == "card":
-                _out_targets(tab, alone)
-                if args.by_card:
-                    _out_by_card(alone, "each held-out set fitted alone")
+            heading = f"leave-one-{unit}-out on each held-out set fitted alone, priors calibrated on every other set"
+            name = f"each_set_alone_leave_one_{unit}_out"
+            report.summary(name, heading, summary(alone), alone if unit == "card" else None)
+            if unit == "card" and args.by_card:
+                _out_by_card(report, "each_set_alone_by_card", alone, "each held-out set fitted alone")
         if "training-v6.0" in sets:
-            _held_out_scaleout(resolver, _fit_settings(args, exclude=("training-v6.0",)))
+            _held_out_scaleout(resolver, _fit_settings(args, exclude=("training-v6.0",)), report)
     if not (args.measurements or args.held_out):
-        from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout
+        from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout, scaleout_summary
 
         so = leave_one_workload_scaleout(shared_measurements(scaleout=True), resolver=resolver, progress=progress)
-        _out("")
-        _out(
+        heading = (
             "scale-out: MLPerf systems past one node, each workload's hidden and predicted from its one-node "
             "rows and the other workloads' multi-node rows (rows with the same card's 8-accelerator figure)"
         )
-        _out(format_scaleout(so))
+        report.table("scaleout", heading, scaleout_summary(so), format_scaleout(so))
+    report.finish()
     return 0
 
 
-def _out_by_card(res, what: str) -> None:
+def _out_by_card(report: _Report, name: str, res, what: str) -> None:
     """``--by-card``: each hidden card's median errors and the model's signed bias, under a heading."""
     from fedopt.normalize.evaluate import by_card
 
-    _out("")
-    _out(
+    heading = (
         f"per held-out card, {what}: median absolute relative error of the model and of the peak-TFLOPS and "
         "memory-bandwidth ratios; model_bias = median predicted / measured - 1 (+: predicted too fast)"
     )
-    _out(by_card(res).to_string(float_format=lambda v: f"{v:.3f}"))
+    tab = by_card(res)
+    report.table(name, heading, tab, tab.to_string(float_format=lambda v: f"{v:.3f}"))
 
 
-def _evaluate_cells(args, data, what: str, resolver, progress, fit_as: dict) -> None:
+def _evaluate_cells(args, data, what: str, resolver, progress, fit_as: dict, report: _Report) -> None:
     """``--evaluate --cells``: cells hidden at random, on the data as evaluated above (and with
     ``--held-out`` each set fitted alone, priors calibrated without it)."""
-    from fedopt.normalize.evaluate import each_set_cells, fold_workers, format_summary, random_cells, summary
+    from fedopt.normalize.evaluate import each_set_cells, fold_workers, random_cells, summary
 
     res = random_cells(data, resolver=resolver, baselines=True, workers=fold_workers(), **fit_as)
-    _out("")
-    _out(
+    heading = (
         f"cells missing at random on {what}: the measured cells (workload, card, count) in 5 random folds, each "
         "hidden in turn and predicted from the rest ('cards' = the hidden rows' card types)"
     )
-    _out(format_summary(summary(res)))
+    report.summary("cells", heading, summary(res))
     if args.held_out:
         alone = each_set_cells(
             data, priors=not args.no_priors, resolver=resolver, progress=progress, workers=fold_workers(), replicas=args.replicas
         )
-        _out("")
-        _out("cells missing at random on each held-out set fitted alone, priors calibrated on every other set")
-        _out(format_summary(summary(alone)))
+        heading = "cells missing at random on each held-out set fitted alone, priors calibrated on every other set"
+        report.summary("cells_each_set_alone", heading, summary(alone))
 
 
 def _held_out_sets(names: str | None) -> tuple[str, ...]:
@@ -312,23 +370,22 @@ def _out_targets(tab, res) -> None:
     _out("targets: " + "\n         ".join(targets(tab, res=res)))
 
 
-def _held_out_scaleout(resolver, fit_as: dict) -> None:
+def _held_out_scaleout(resolver, fit_as: dict, report: _Report) -> None:
     """MLPerf Training v6.0 systems past one node, predicted by the command fitted on the round's
     8-accelerator runs only (``fit_as``: priors calibrated without the round)."""
     from fedopt.normalize.data import TRAINING_V60_MULTI_CSV, TRAINING_V60_RUNS_CSV, mlperf_training_held_out
-    from fedopt.normalize.evaluate import format_scaleout, scaleout_from_one_node
+    from fedopt.normalize.evaluate import format_scaleout, scaleout_from_one_node, scaleout_summary
 
     if not TRAINING_V60_MULTI_CSV.exists():
         return
     one = mlperf_training_held_out(TRAINING_V60_RUNS_CSV)
     res = scaleout_from_one_node(one, mlperf_training_held_out(TRAINING_V60_MULTI_CSV), resolver=resolver, **fit_as)
-    _out("")
-    _out(
+    heading = (
         "scale-out on held-out MLPerf Training v6.0 systems past 8 accelerators, predicted from the round's "
         "8-accelerator runs only, as the command fits a file of them, priors calibrated without the round "
         "(rows with the same card's 8-accelerator figure)"
     )
-    _out(format_scaleout(res))
+    report.table("held_out_scaleout", heading, scaleout_summary(res), format_scaleout(res))
 
 
 def _basis_notes(basis, query, resolver, meas) -> None:
@@ -714,7 +771,9 @@ def add_normalize(sub) -> None:
         metavar="NAME",
         help="what card names resolve to, how, and each figure's source; no NAME: the card names of --measurements and --query",
     )
-    p.add_argument("--json", action="store_true", help="with --table, --speedups, --shares, --catalog or --resolve: JSON")
+    p.add_argument(
+        "--json", action="store_true", help="with --evaluate, --table, --speedups, --shares, --catalog or --resolve: JSON"
+    )
     p.add_argument("--calibrate", action="store_true", help="refit models/normalize_params.json on every real set")
     p.add_argument(
         "--calibrate-intervals",

@@ -373,22 +373,39 @@ def scaleout_from_one_node(
     return test.reset_index(drop=True)
 
 
-def format_scaleout(res: pd.DataFrame) -> str:
-    """Median and mean errors of the scale-out evaluation by system size, model against linear scaling."""
+def scaleout_summary(res: pd.DataFrame) -> pd.DataFrame:
+    """Median and mean errors of the scale-out evaluation by system size, model against linear
+    scaling (columns ``accelerators, rows, model_median, model_mean, linear_median, linear_mean``)."""
     res = res.assign(model=errors(res, "pred"), linear=errors(res, "base_linear"))
     res = res[res["linear"].notna()]
+    bins = [(9, 64), (65, 512), (513, 10**9)]
+    out = []
+    for name, lo, hi in [(f"{a}-{b}" if b < 10**9 else f">= {a}", a, b) for a, b in bins] + [("all", 9, 10**9)]:
+        g = res[(res["cards"] >= lo) & (res["cards"] <= hi)]
+        if not g.empty:
+            out.append(
+                {
+                    "accelerators": name,
+                    "rows": len(g),
+                    "model_median": float(g["model"].median()),
+                    "model_mean": float(g["model"].mean()),
+                    "linear_median": float(g["linear"].median()),
+                    "linear_mean": float(g["linear"].mean()),
+                }
+            )
+    return pd.DataFrame(out)
+
+
+def format_scaleout(res: pd.DataFrame) -> str:
+    """:func:`scaleout_summary` as a markdown table."""
     lines = [
         "| accelerators | rows | model median | model mean | linear median | linear mean |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    bins = [(9, 64), (65, 512), (513, 10**9)]
-    for name, lo, hi in [(f"{a}-{b}" if b < 10**9 else f">= {a}", a, b) for a, b in bins] + [("all", 9, 10**9)]:
-        g = res[(res["cards"] >= lo) & (res["cards"] <= hi)]
-        if g.empty:
-            continue
+    for r in scaleout_summary(res).to_dict("records"):
         lines.append(
-            f"| {name} | {len(g)} | {100 * g['model'].median():.1f}% | {100 * g['model'].mean():.1f}% | "
-            f"{100 * g['linear'].median():.1f}% | {100 * g['linear'].mean():.1f}% |"
+            f"| {r['accelerators']} | {r['rows']} | {100 * r['model_median']:.1f}% | {100 * r['model_mean']:.1f}% | "
+            f"{100 * r['linear_median']:.1f}% | {100 * r['linear_mean']:.1f}% |"
         )
     return "\n".join(lines)
 
@@ -457,16 +474,25 @@ def by_card(res: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def oracle_medians(res: pd.DataFrame) -> dict[str, float]:
+    """The oracle ratio's median error, all and per source ({} without it)."""
+    if "oracle" not in res or res["oracle"].isna().all():
+        return {}
+    out = {"all": float(np.nanmedian(errors(res, "oracle")))}
+    if "source" in res:
+        out |= {str(s): float(np.nanmedian(errors(g, "oracle"))) for s, g in res.groupby("source", sort=True)}
+    return out
+
+
 def oracle_line(res: pd.DataFrame) -> str | None:
     """The oracle ratio's median error (all and per source), or None without it."""
-    if "oracle" not in res or res["oracle"].isna().all():
+    medians = oracle_medians(res)
+    if not medians:
         return None
-    parts = [f"all {100 * float(np.nanmedian(errors(res, 'oracle'))):.1f}%"]
-    if "source" in res:
-        parts += [f"{s} {100 * float(np.nanmedian(errors(g, 'oracle'))):.1f}%" for s, g in res.groupby("source", sort=True)]
     return (
         "oracle ratio (each hidden card's true median speed-up at each count, read from the hidden rows; "
-        "what is left is each workload's own deviation and the noise): median " + ", ".join(parts)
+        "what is left is each workload's own deviation and the noise): median "
+        + ", ".join(f"{name} {100 * m:.1f}%" for name, m in medians.items())
     )
 
 
@@ -499,24 +525,42 @@ def median_interval(
     return float(lo), float(hi)
 
 
-def targets(tab: pd.DataFrame, limit: float = 0.15, res: pd.DataFrame | None = None) -> list[str]:
-    """One line per data set: does the median meet ``limit`` and half the peak-TFLOPS baseline's?
-    With ``res`` (the rows ``tab`` summarizes) each median also gets its ``median_interval``."""
+def target_records(tab: pd.DataFrame, limit: float = 0.15, res: pd.DataFrame | None = None) -> list[dict]:
+    """Per data set of ``tab`` (:func:`summary`): its median, whether it meets ``limit``
+    (``within_limit``) and half the peak-TFLOPS baseline's (``within_half_peak``); with ``res`` (the
+    rows ``tab`` summarizes) the median's ``median_interval`` too (``interval_low``, ``interval_high``)."""
     out = []
     for r in tab.to_dict("records"):
         if "peak_tflops_median" not in r:
             continue
-        a = r["model_median"] <= limit
-        b = r["model_median"] <= 0.5 * r["peak_tflops_median"]
-        width = ""
+        rec = {
+            "data": r["data"],
+            "median": r["model_median"],
+            "limit": limit,
+            "within_limit": bool(r["model_median"] <= limit),
+            "half_peak": 0.5 * r["peak_tflops_median"],
+            "within_half_peak": bool(r["model_median"] <= 0.5 * r["peak_tflops_median"]),
+        }
         if res is not None:
             part = res if r["data"] == "all" or "source" not in res else res[res["source"] == r["data"]]
-            lo, hi = median_interval(part)
-            width = f" (90% {100 * lo:.1f}-{100 * hi:.1f}% over resampled workloads)"
+            rec["interval_low"], rec["interval_high"] = median_interval(part)
+        out.append(rec)
+    return out
+
+
+def targets(tab: pd.DataFrame, limit: float = 0.15, res: pd.DataFrame | None = None) -> list[str]:
+    """One line per data set: does the median meet ``limit`` and half the peak-TFLOPS baseline's?
+    With ``res`` (the rows ``tab`` summarizes) each median also gets its ``median_interval``."""
+    out = []
+    for r in target_records(tab, limit, res):
+        a, b = r["within_limit"], r["within_half_peak"]
+        width = ""
+        if "interval_low" in r:
+            width = f" (90% {100 * r['interval_low']:.1f}-{100 * r['interval_high']:.1f}% over resampled workloads)"
         out.append(
-            f"{r['data']}: median {100 * r['model_median']:.1f}%{width} "
+            f"{r['data']}: median {100 * r['median']:.1f}%{width} "
             f"{'<=' if a else '>'} {100 * limit:.0f}% ({'met' if a else 'NOT met'}); "
-            f"{'<=' if b else '>'} half the peak-TFLOPS baseline's {50 * r['peak_tflops_median']:.1f}% "
+            f"{'<=' if b else '>'} half the peak-TFLOPS baseline's {100 * r['half_peak']:.1f}% "
             f"({'met' if b else 'NOT met'})"
         )
     return out
@@ -535,9 +579,12 @@ __all__ = [
     "leave_one_workload_scaleout",
     "median_interval",
     "oracle_line",
+    "oracle_medians",
     "oracle_ratio",
     "random_cells",
     "ratio_prediction",
+    "scaleout_summary",
     "summary",
+    "target_records",
     "targets",
 ]

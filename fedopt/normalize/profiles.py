@@ -129,21 +129,44 @@ def profile_leave_one_card_out(
     return pd.concat(parts, ignore_index=True).drop(columns=["profile", "bf16", "mem"])
 
 
-def format_profile_summary(res: pd.DataFrame) -> str:
-    """Median absolute relative errors: profile ratios, peak-TFLOPS and memory-bandwidth ratios."""
+def profile_summary(res: pd.DataFrame) -> pd.DataFrame:
+    """Median absolute relative errors, all and per source: profile ratios (``profile_median``),
+    peak-TFLOPS and memory-bandwidth ratios; NaN where a column has no row."""
 
-    def med(g: pd.DataFrame, col: str) -> str:
+    def med(g: pd.DataFrame, col: str) -> float:
         e = ((g[col] - g["throughput"]).abs() / g["throughput"]).dropna()
-        return f"{100 * e.median():.1f}%" if len(e) else "-"
+        return float(e.median()) if len(e) else float("nan")
+
+    groups = [("all", res)] + ([(str(s), g) for s, g in res.groupby("source", sort=True)] if "source" in res else [])
+    return pd.DataFrame(
+        [
+            {
+                "data": name,
+                "rows": len(g),
+                "cards": g["card"].nunique(),
+                "workloads": g["workload"].nunique(),
+                "profile_median": med(g, "pred"),
+                "peak_tflops_median": med(g, "base_bf16_tflops"),
+                "mem_bw_median": med(g, "base_mem_bw_gbs"),
+            }
+            for name, g in groups
+        ]
+    )
+
+
+def format_profile_summary(res: pd.DataFrame) -> str:
+    """:func:`profile_summary` as a markdown table."""
+
+    def pct(v: float) -> str:
+        return f"{100 * v:.1f}%" if v == v else "-"
 
     lines = [
         "| data | rows | cards | workloads | profile median | peak-TFLOPS median | mem-BW median |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    groups = [("all", res)] + ([(str(s), g) for s, g in res.groupby("source", sort=True)] if "source" in res else [])
-    for name, g in groups:
+    for r in profile_summary(res).to_dict("records"):
         lines.append(
-            f"| {name} | {len(g)} | {g['card'].nunique()} | {g['workload'].nunique()} | {med(g, 'pred')} | "
-            f"{med(g, 'base_bf16_tflops')} | {med(g, 'base_mem_bw_gbs')} |"
+            f"| {r['data']} | {r['rows']} | {r['cards']} | {r['workloads']} | {pct(r['profile_median'])} | "
+            f"{pct(r['peak_tflops_median'])} | {pct(r['mem_bw_median'])} |"
         )
     return "\n".join(lines)

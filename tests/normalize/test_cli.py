@@ -223,6 +223,25 @@ def test_evaluate_cells_hidden_at_random(write, capsys):
     assert "--cells: goes with --evaluate" in capsys.readouterr().err
 
 
+def test_evaluate_as_json(write, capsys):
+    # the same tables as the text, as one JSON document: errors as fractions, NaN as null
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--by-card", "--cells"]) == 0
+    text = capsys.readouterr().out
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--by-card", "--cells", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    sections = {sec["name"]: sec for sec in doc["sections"]}
+    assert list(sections) == ["leave_one_card_out", "leave_one_card_out_targets", "oracle", "by_card", "cells"]
+    assert sections["oracle"]["rows"][0]["data"] == "all" and "oracle ratio" in sections["oracle"]["heading"]
+    first = sections["leave_one_card_out"]["rows"][0]
+    assert first["data"] == "all" and f"| all | {first['rows']} | {first['cards']} | {100 * first['model_median']:.1f}% |" in text
+    target = sections["leave_one_card_out_targets"]["rows"][0]
+    assert target["median"] == first["model_median"] and target["interval_low"] <= target["median"] <= target["interval_high"]
+    assert target["within_limit"] == (first["model_median"] <= 0.15)
+    cards = {row["card"]: row for row in sections["by_card"]["rows"]}
+    assert set(cards) >= {"H100-SXM-80GB", "L40S"} and all(row["model_bias"] > -1 for row in cards.values())
+
+
 def test_headers_in_other_case_crlf_and_bom(write, tmp_path):
     rows = '"bert, large",H100,8,1.5e1\r\n"bert, large",A100,8,6.1\r\n'
     m = write("M.csv", "\ufeffWorkload , Card Type,CARDS,Throughput\r\n" + rows)

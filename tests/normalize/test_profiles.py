@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -73,6 +75,17 @@ def test_cli_on_a_users_files(tmp_path, capsys):
     assert main(["normalize", "--evaluate", "--measurements", str(m), "--profiles", str(p), "--no-priors"]) == 0
     out = capsys.readouterr().out
     assert "| all | 6 | 3 | 2 |" in out and "profile median" in out
+    args = ["normalize", "--evaluate", "--measurements", str(m), "--profiles", str(p), "--no-priors", "--json"]
+    assert main(args) == 0
+    (section,) = json.loads(capsys.readouterr().out)["sections"]
+    first = section["rows"][0]
+    assert section["name"] == "profiles" and (first["data"], first["rows"], first["cards"], first["workloads"]) == (
+        "all",
+        6,
+        3,
+        2,
+    )
+    assert f"| {100 * first['profile_median']:.1f}% | {100 * first['peak_tflops_median']:.1f}% |" in out
     assert main(["normalize", "--profiles", str(p)]) == 2
     assert "goes with --evaluate" in capsys.readouterr().err
     p.write_text("workload,precision\nother,bf16\n")
