@@ -332,7 +332,7 @@ def _out_by_card(report: _Report, name: str, res, what: str) -> None:
 def _evaluate_cells(args, data, what: str, resolver, progress, fit_as: dict, report: _Report) -> None:
     """``--evaluate --cells``: cells hidden at random, on the data as evaluated above (and with
     ``--held-out`` each set fitted alone, priors calibrated without it)."""
-    from fedopt.normalize.evaluate import each_set_cells, fold_workers, random_cells, summary
+    from fedopt.normalize.evaluate import each_set_alone, fold_workers, random_cells, summary
 
     res = random_cells(data, resolver=resolver, baselines=True, workers=fold_workers(), **fit_as)
     heading = (
@@ -341,8 +341,14 @@ def _evaluate_cells(args, data, what: str, resolver, progress, fit_as: dict, rep
     )
     report.summary("cells", heading, summary(res))
     if args.held_out:
-        alone = each_set_cells(
-            data, priors=not args.no_priors, resolver=resolver, progress=progress, workers=fold_workers(), replicas=args.replicas
+        alone = each_set_alone(
+            data,
+            unit="cells",
+            priors=not args.no_priors,
+            resolver=resolver,
+            progress=progress,
+            workers=fold_workers(),
+            replicas=args.replicas,
         )
         heading = "cells missing at random on each held-out set fitted alone, priors calibrated on every other set"
         report.summary("cells_each_set_alone", heading, summary(alone))

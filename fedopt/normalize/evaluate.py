@@ -193,8 +193,9 @@ def each_set_alone(
     workers: int = 1,
     replicas: bool | str = False,
 ) -> pd.DataFrame:
-    """:func:`leave_one_card_out` on each ``source`` of ``data`` fitted alone, as a user's file of
-    that set would be, with the priors calibrated on every other set (never on itself, nor on a
+    """:func:`leave_one_card_out` (``unit`` "card" or "architecture"), or :func:`random_cells` with
+    the baselines (``unit="cells"``), on each ``source`` of ``data`` fitted alone, as a user's file
+    of that set would be, with the priors calibrated on every other set (never on itself, nor on a
     set of the same systems: ``calibrate.fit_settings``); ``workers`` processes for the fits;
     ``replicas``: fitted as ``normalize --replicas`` fits (``Hyper.replicas``)."""
     from fedopt.normalize.calibrate import fit_settings
@@ -204,7 +205,10 @@ def each_set_alone(
         if progress:
             progress(f"{src}: calibrating the priors without it")
         fit = fit_settings(priors=priors, exclude=(str(src),), replicas=replicas)
-        parts.append(leave_one_card_out(part, resolver=resolver, unit=unit, progress=progress, workers=workers, **fit))
+        if unit == "cells":
+            parts.append(random_cells(part, resolver=resolver, baselines=True, workers=workers, **fit))
+        else:
+            parts.append(leave_one_card_out(part, resolver=resolver, unit=unit, progress=progress, workers=workers, **fit))
     return pd.concat(parts, ignore_index=True)
 
 
@@ -283,27 +287,6 @@ def random_cells(
                 res["base_" + fname] = _ratio_baseline(train, data[mask], feat, model)
         rows.append(res)
     return pd.concat(rows, ignore_index=True)
-
-
-def each_set_cells(
-    data: pd.DataFrame,
-    priors: bool = True,
-    resolver: CardResolver | None = None,
-    progress: Callable[[str], None] | None = None,
-    workers: int = 1,
-    replicas: bool | str = False,
-) -> pd.DataFrame:
-    """:func:`random_cells` (with the baselines) on each ``source`` of ``data`` fitted alone, with
-    priors calibrated without it, as :func:`each_set_alone` does for whole cards."""
-    from fedopt.normalize.calibrate import fit_settings
-
-    parts = []
-    for src, part in data.groupby("source", sort=True):
-        if progress:
-            progress(f"{src}: cells missing at random")
-        fit = fit_settings(priors=priors, exclude=(str(src),), replicas=replicas)
-        parts.append(random_cells(part, resolver=resolver, baselines=True, workers=workers, **fit))
-    return pd.concat(parts, ignore_index=True)
 
 
 # Scale-out priors that have not seen MLPerf's multi-node systems (the defaults were fitted on them)
@@ -570,7 +553,6 @@ __all__ = [
     "Card",
     "by_card",
     "each_set_alone",
-    "each_set_cells",
     "errors",
     "format_scaleout",
     "format_summary",
