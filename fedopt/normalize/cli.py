@@ -2,7 +2,7 @@
 
 normalize --measurements M.csv --query Q.csv --out P.csv [--cards cards.json] [--interval 0.8] [--replicas [PATTERNS]]
 normalize --evaluate [--measurements M.csv | --held-out [--sets SET,...]] [--cards cards.json] [--by-card] [--cells]
-                     [--plot FILE.png] [--json]
+                     [--plot FILE.png] [--rows FILE.csv] [--json]
 normalize --measurements M.csv --speedups H100,A100,H20 [--count N] [--json]
 normalize --measurements M.csv --shares [--json]
 normalize --table instance.json [--by-job] [--json]
@@ -110,9 +110,16 @@ class _Report:
     gathered into one JSON document printed at the end (``{"sections": [{"name", "heading",
     "rows"}]}``, errors as fractions), for scripts, dashboards and a cron job's log."""
 
-    def __init__(self, as_json: bool):
+    def __init__(self, as_json: bool, rows_path: str | None = None):
         self.as_json = as_json
         self.sections: list[dict] = []
+        self.rows_path = rows_path  # --rows FILE.csv: every evaluated row, written at the end
+        self.frames: list = []
+
+    def keep(self, name: str, rows) -> None:
+        """An evaluation's rows (hidden row, prediction, baselines) for ``--rows``, under ``table``."""
+        if self.rows_path:
+            self.frames.append(rows.assign(table=name))
 
     def table(self, name: str, heading: str, frame, text: str, blank: bool = True) -> None:
         if self.as_json:
@@ -145,6 +152,22 @@ class _Report:
             _out(text)
 
     def finish(self) -> None:
+        if self.rows_path and self.frames:
+            import io
+
+            import pandas as pd
+
+            from fedopt.atomic import write_atomic
+
+            frame = pd.concat(self.frames, ignore_index=True)
+            first = [
+                "table",
+                *(c for c in ("source", "workload", "card_type", "cards", "throughput", "card", "pred") if c in frame),
+            ]
+            buf = io.StringIO()
+            frame[first + [c for c in frame.columns if c not in first]].to_csv(buf, index=False)
+            write_atomic(self.rows_path, buf.getvalue())
+            _out(f"wrote {len(frame):,} evaluated rows to {self.rows_path}", True)
         if self.as_json:
             import json
 
@@ -193,8 +216,9 @@ def _evaluate_profiles(args, data, what: str, resolver) -> int:
         f"profiles of {args.profiles} on {what}, {eff}: each card hidden in turn, its rows predicted from the same\n"
         "workload's rows on other cards times the profile's rate ratio (or a spec ratio); absolute relative error"
     )
-    report = _Report(args.json)
+    report = _Report(args.json, args.rows)
     report.table("profiles", heading, profile_summary(res), format_profile_summary(res), blank=False)
+    report.keep("profiles", res)
     report.finish()
     return 0
 
@@ -257,10 +281,11 @@ def _evaluate(args) -> int:
     res = leave_one_card_out(data, resolver=resolver, progress=progress, workers=fold_workers(), **fit_as)
     if res.empty:
         raise InputError("--measurements", "no card can be left out: need measurements of a workload on two card types")
-    report = _Report(args.json)
+    report = _Report(args.json, args.rows)
     tab = summary(res)
     heading = f"leave-one-card-out on {what}: absolute relative error of held-out throughputs"
     report.summary("leave_one_card_out", heading, tab, res, blank=False)
+    report.keep("leave_one_card_out", res)
     if (line := oracle_line(res)) is not None:
         report.line("oracle", line, [{"data": k, "median": v} for k, v in oracle_medians(res).items()])
     if args.plot:
@@ -275,6 +300,7 @@ def _evaluate(args) -> int:
             f"leave-one-architecture-out on {what}: every card of one architecture hidden at a time ('cards' = architectures)"
         )
         report.summary("leave_one_architecture_out", heading, summary(arch))
+        report.keep("leave_one_architecture_out", arch)
     if args.cells:
         _evaluate_cells(args, data, what, resolver, progress, fit_as, report)
     if args.one_card:
@@ -283,6 +309,7 @@ def _evaluate(args) -> int:
         one = keep_one_card(data, resolver=resolver, progress=progress, **fit_as)
         heading = f"workloads seen on one card, on {what}: each workload keeps one card's rows in turn, its other rows predicted"
         report.summary("one_card", heading, summary(one))
+        report.keep("one_card", one)
     if args.held_out:
         from fedopt.normalize.evaluate import each_set_alone
 
@@ -300,6 +327,7 @@ def _evaluate(args) -> int:
             heading = f"leave-one-{unit}-out on each held-out set fitted alone, priors calibrated on every other set"
             name = f"each_set_alone_leave_one_{unit}_out"
             report.summary(name, heading, summary(alone), alone if unit == "card" else None)
+            report.keep(name, alone)
             if unit == "card" and args.by_card:
                 _out_by_card(report, "each_set_alone_by_card", alone, "each held-out set fitted alone")
         if "training-v6.0" in sets:
@@ -313,6 +341,7 @@ def _evaluate(args) -> int:
             "rows and the other workloads' multi-node rows (rows with the same card's 8-accelerator figure)"
         )
         report.table("scaleout", heading, scaleout_summary(so), format_scaleout(so))
+        report.keep("scaleout", so)
     report.finish()
     return 0
 
@@ -340,6 +369,7 @@ def _evaluate_cells(args, data, what: str, resolver, progress, fit_as: dict, rep
         "hidden in turn and predicted from the rest ('cards' = the hidden rows' card types)"
     )
     report.summary("cells", heading, summary(res))
+    report.keep("cells", res)
     if args.held_out:
         alone = each_set_alone(
             data,
@@ -352,6 +382,7 @@ def _evaluate_cells(args, data, what: str, resolver, progress, fit_as: dict, rep
         )
         heading = "cells missing at random on each held-out set fitted alone, priors calibrated on every other set"
         report.summary("cells_each_set_alone", heading, summary(alone))
+        report.keep("cells_each_set_alone", alone)
 
 
 def _held_out_sets(names: str | None) -> tuple[str, ...]:
@@ -392,6 +423,7 @@ def _held_out_scaleout(resolver, fit_as: dict, report: _Report) -> None:
         "(rows with the same card's 8-accelerator figure)"
     )
     report.table("held_out_scaleout", heading, scaleout_summary(res), format_scaleout(res))
+    report.keep("held_out_scaleout", res)
 
 
 def _basis_notes(basis, query, resolver, meas) -> None:
@@ -669,6 +701,10 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         raise InputError("--profiles", "goes with --evaluate (how well the profiles predict measured ratios)")
     if args.cells and not args.evaluate:
         raise InputError("--cells", "goes with --evaluate (cells of the measurements hidden at random)")
+    if args.rows is not None:
+        if not args.evaluate:
+            raise InputError("--rows", "goes with --evaluate (the evaluated rows it writes)")
+        check_writable(args.rows, "--rows")
     if predicting or not modes:
         missing = [f"--{k}" for k in ("measurements", "query", "out") if getattr(args, k) is None]
         if missing:
@@ -742,6 +778,12 @@ def add_normalize(sub) -> None:
     )
     p.add_argument(
         "--architectures", action="store_true", help="with --evaluate: also hide one architecture (all its cards) at a time"
+    )
+    p.add_argument(
+        "--rows",
+        metavar="FILE.csv",
+        help="with --evaluate: write every evaluated row (its table, measured and predicted throughput, the baselines' "
+        "predictions) to FILE.csv, atomically",
     )
     p.add_argument(
         "--one-card",

@@ -242,6 +242,27 @@ def test_evaluate_as_json(write, capsys):
     assert set(cards) >= {"H100-SXM-80GB", "L40S"} and all(row["model_bias"] > -1 for row in cards.values())
 
 
+def test_evaluate_writes_its_rows(write, tmp_path, capsys):
+    # --rows: every evaluated row under its table's name, with its prediction and the baselines'
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards
+    rows = tmp_path / "rows.csv"
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--cells", "--rows", str(rows)]) == 0
+    out = capsys.readouterr()
+    got = pd.read_csv(rows)
+    assert f"wrote {len(got):,} evaluated rows" in out.err
+    assert list(got.columns[:7]) == ["table", "workload", "card_type", "cards", "throughput", "card", "pred"]
+    assert set(got["table"]) == {"leave_one_card_out", "cells"} and {"base_bf16_tflops", "basis"} <= set(got.columns)
+    loco = got[got["table"] == "leave_one_card_out"]
+    assert f"| all | {len(loco)} | {loco['card'].nunique()} |" in out.out  # the table's rows are the file's
+    measured = pd.read_csv(m).set_index(["workload", "card_type"])["throughput"]
+    assert loco.set_index(["workload", "card_type"])["throughput"].to_dict() == {
+        k: measured[k] for k in zip(loco["workload"], loco["card_type"], strict=True)
+    }
+    assert main(["normalize", "--measurements", str(m), "--rows", str(rows)]) == 2
+    assert "--rows: goes with --evaluate" in capsys.readouterr().err
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--rows", str(tmp_path / "no" / "r.csv")]) == 2
+
+
 def test_headers_in_other_case_crlf_and_bom(write, tmp_path):
     rows = '"bert, large",H100,8,1.5e1\r\n"bert, large",A100,8,6.1\r\n'
     m = write("M.csv", "\ufeffWorkload , Card Type,CARDS,Throughput\r\n" + rows)

@@ -86,6 +86,10 @@ def test_cli_on_a_users_files(tmp_path, capsys):
         2,
     )
     assert f"| {100 * first['profile_median']:.1f}% | {100 * first['peak_tflops_median']:.1f}% |" in out
+    rows = tmp_path / "rows.csv"
+    args = ["normalize", "--evaluate", "--measurements", str(m), "--profiles", str(p), "--no-priors", "--rows", str(rows)]
+    assert main(args) == 0 and "wrote 6 evaluated rows" in capsys.readouterr().err
+    assert set(pd.read_csv(rows)["table"]) == {"profiles"}
     assert main(["normalize", "--profiles", str(p)]) == 2
     assert "goes with --evaluate" in capsys.readouterr().err
     p.write_text("workload,precision\nother,bf16\n")
