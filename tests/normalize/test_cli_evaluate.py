@@ -1,0 +1,92 @@
+"""The ``normalize --evaluate`` command (``cli_evaluate.py``): its tables as text, JSON and rows,
+the held-out sets it picks, its figure, and what it refuses."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from fedopt.cli import main
+from tests.normalize.test_cli import M
+
+
+def test_held_out_sets_evaluates_only_the_named_set(capsys):
+    """``--held-out --sets training-v5.1``: its 19 rows on nine cards, pooled and alone, no other set
+    (and no scale-out table: that is training v6.0's)."""
+    assert main(["normalize", "--evaluate", "--held-out", "--sets", "training-v5.1", "-q", "--by-card"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| training-v5.1 | 19 | 9 |")]
+    assert len(rows) == 2  # pooled with priors from the shared data, and alone with priors from every other set
+    # --by-card: the per-card table of each, the set alone's (the headline figures) after its summary
+    assert out.count("per held-out card, ") == 2 and "per held-out card, each held-out set fitted alone" in out
+    assert out.index("per held-out card, each held-out set fitted alone") > out.index("fitted alone, priors calibrated")
+    assert "inference-v4.1" not in out and "lambda" not in out and "scale-out" not in out
+
+
+def test_evaluate_on_given_measurements(write, capsys):
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--by-card"]) == 0
+    out = capsys.readouterr().out
+    assert "| all |" in out and "peak-TFLOPS" in out and "targets:" in out
+    assert "over resampled workloads" in out  # how far the median could move with other workloads
+    assert "model_bias" in out  # --by-card: the signed bias beside each card's error
+
+
+def test_evaluate_cells_hidden_at_random(write, capsys):
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--cells"]) == 0
+    out = capsys.readouterr().out
+    assert "cells missing at random on" in out and out.count("| all |") == 2  # beside the leave-one-card-out table
+    assert main(["normalize", "--measurements", str(m), "--cells"]) == 2
+    assert "--cells: goes with --evaluate" in capsys.readouterr().err
+
+
+def test_evaluate_as_json(write, capsys):
+    # the same tables as the text, as one JSON document: errors as fractions, NaN as null
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--by-card", "--cells"]) == 0
+    text = capsys.readouterr().out
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--by-card", "--cells", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    sections = {sec["name"]: sec for sec in doc["sections"]}
+    assert list(sections) == ["leave_one_card_out", "leave_one_card_out_targets", "oracle", "by_card", "cells"]
+    assert sections["oracle"]["rows"][0]["data"] == "all" and "oracle ratio" in sections["oracle"]["heading"]
+    first = sections["leave_one_card_out"]["rows"][0]
+    assert first["data"] == "all" and f"| all | {first['rows']} | {first['cards']} | {100 * first['model_median']:.1f}% |" in text
+    target = sections["leave_one_card_out_targets"]["rows"][0]
+    assert target["median"] == first["model_median"] and target["interval_low"] <= target["median"] <= target["interval_high"]
+    assert target["within_limit"] == (first["model_median"] <= 0.15)
+    cards = {row["card"]: row for row in sections["by_card"]["rows"]}
+    assert set(cards) >= {"H100-SXM-80GB", "L40S"} and all(row["model_bias"] > -1 for row in cards.values())
+
+
+def test_evaluate_writes_its_rows(write, tmp_path, capsys):
+    # --rows: every evaluated row under its table's name, with its prediction and the baselines'
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards
+    rows = tmp_path / "rows.csv"
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--cells", "--rows", str(rows)]) == 0
+    out = capsys.readouterr()
+    got = pd.read_csv(rows)
+    assert f"wrote {len(got):,} evaluated rows" in out.err
+    assert list(got.columns[:7]) == ["table", "workload", "card_type", "cards", "throughput", "card", "pred"]
+    assert set(got["table"]) == {"leave_one_card_out", "cells"} and {"base_bf16_tflops", "basis"} <= set(got.columns)
+    loco = got[got["table"] == "leave_one_card_out"]
+    assert f"| all | {len(loco)} | {loco['card'].nunique()} |" in out.out  # the table's rows are the file's
+    measured = pd.read_csv(m).set_index(["workload", "card_type"])["throughput"]
+    assert loco.set_index(["workload", "card_type"])["throughput"].to_dict() == {
+        k: measured[k] for k in zip(loco["workload"], loco["card_type"], strict=True)
+    }
+    assert main(["normalize", "--measurements", str(m), "--rows", str(rows)]) == 2
+    assert "--rows: goes with --evaluate" in capsys.readouterr().err
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--rows", str(tmp_path / "no" / "r.csv")]) == 2
+
+
+def test_evaluate_plot_is_written_atomically(write, tmp_path, capsys):
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")
+    fig = tmp_path / "loco.svg"
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--plot", str(fig)]) == 0
+    assert fig.read_text().lstrip().startswith("<?xml") and "leave-one-card-out" in fig.read_text()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--plot", str(tmp_path / "x.gif")]) == 2
+    assert "--plot" in capsys.readouterr().err and not (tmp_path / "x.gif").exists()
