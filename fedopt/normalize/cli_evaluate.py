@@ -133,6 +133,8 @@ def _evaluate_profiles(args, data, what: str, resolver) -> int:
 
 
 def run(args) -> int:
+    """``normalize --evaluate``: leave-one-card-out on the shared data, a user's file or the held-out
+    sets, fitted as the command fits a user's file, then the tables the flags ask for."""
     from fedopt.normalize.data import (
         HELD_OUT_SOURCES,
         MEASUREMENT_COLUMNS,
