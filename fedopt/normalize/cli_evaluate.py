@@ -30,20 +30,21 @@ class _Report:
         if self.rows_path:
             self.frames.append(rows.assign(table=name))
 
-    def table(self, name: str, heading: str, frame, text: str, blank: bool = True) -> None:
+    def table(self, name: str, heading: str, frame, fmt, blank: bool = True) -> None:
+        """One table: ``frame``'s rows in the JSON, else ``fmt(frame)`` (its markdown) under ``heading``."""
         if self.as_json:
             self.sections.append({"name": name, "heading": heading, "rows": _records(frame)})
             return
         if blank:
             _out("")
         _out(heading)
-        _out(text)
+        _out(fmt(frame))
 
     def summary(self, name: str, heading: str, tab, res=None, blank: bool = True) -> None:
         """A :func:`evaluate.summary` table; with ``res`` its targets (and intervals) after it."""
         from fedopt.normalize.evaluate import format_summary, target_records
 
-        self.table(name, heading, tab, format_summary(tab), blank)
+        self.table(name, heading, tab, format_summary, blank)
         if res is None:
             return
         if self.as_json:
@@ -126,7 +127,7 @@ def _evaluate_profiles(args, data, what: str, resolver) -> int:
         "workload's rows on other cards times the profile's rate ratio (or a spec ratio); absolute relative error"
     )
     report = _Report(args.json, args.rows)
-    report.table("profiles", heading, profile_summary(res), format_profile_summary(res), blank=False)
+    report.table("profiles", heading, profile_summary(res), format_profile_summary, blank=False)
     report.keep("profiles", res)
     report.finish()
     return 0
@@ -251,7 +252,7 @@ def run(args) -> int:
             "scale-out: MLPerf systems past one node, each workload's hidden and predicted from its one-node "
             "rows and the other workloads' multi-node rows (rows with the same card's 8-accelerator figure)"
         )
-        report.table("scaleout", heading, scaleout_summary(so), format_scaleout(so))
+        report.table("scaleout", heading, scaleout_summary(so), format_scaleout)
         report.keep("scaleout", so)
     report.finish()
     return 0
@@ -266,7 +267,7 @@ def _out_by_card(report: _Report, name: str, res, what: str) -> None:
         "memory-bandwidth ratios; model_bias = median predicted / measured - 1 (+: predicted too fast)"
     )
     tab = by_card(res)
-    report.table(name, heading, tab, tab.to_string(float_format=lambda v: f"{v:.3f}"))
+    report.table(name, heading, tab, lambda t: t.to_string(float_format=lambda v: f"{v:.3f}"))
 
 
 def _evaluate_cells(args, data, what: str, resolver, progress, fit_as: dict, report: _Report) -> None:
@@ -333,7 +334,7 @@ def _held_out_scaleout(resolver, fit_as: dict, report: _Report) -> None:
         "8-accelerator runs only, as the command fits a file of them, priors calibrated without the round "
         "(rows with the same card's 8-accelerator figure)"
     )
-    report.table("held_out_scaleout", heading, scaleout_summary(res), format_scaleout(res))
+    report.table("held_out_scaleout", heading, scaleout_summary(res), format_scaleout)
     report.keep("held_out_scaleout", res)
 
 

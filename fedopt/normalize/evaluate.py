@@ -379,13 +379,13 @@ def scaleout_summary(res: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def format_scaleout(res: pd.DataFrame) -> str:
-    """:func:`scaleout_summary` as a markdown table."""
+def format_scaleout(tab: pd.DataFrame) -> str:
+    """A :func:`scaleout_summary` table as markdown."""
     lines = [
         "| accelerators | rows | model median | model mean | linear median | linear mean |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    for r in scaleout_summary(res).to_dict("records"):
+    for r in tab.to_dict("records"):
         lines.append(
             f"| {r['accelerators']} | {r['rows']} | {100 * r['model_median']:.1f}% | {100 * r['model_mean']:.1f}% | "
             f"{100 * r['linear_median']:.1f}% | {100 * r['linear_mean']:.1f}% |"

@@ -154,8 +154,8 @@ def profile_summary(res: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def format_profile_summary(res: pd.DataFrame) -> str:
-    """:func:`profile_summary` as a markdown table."""
+def format_profile_summary(tab: pd.DataFrame) -> str:
+    """A :func:`profile_summary` table as markdown."""
 
     def pct(v: float) -> str:
         return f"{100 * v:.1f}%" if v == v else "-"
@@ -164,7 +164,7 @@ def format_profile_summary(res: pd.DataFrame) -> str:
         "| data | rows | cards | workloads | profile median | peak-TFLOPS median | mem-BW median |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in profile_summary(res).to_dict("records"):
+    for r in tab.to_dict("records"):
         lines.append(
             f"| {r['data']} | {r['rows']} | {r['cards']} | {r['workloads']} | {pct(r['profile_median'])} | "
             f"{pct(r['peak_tflops_median'])} | {pct(r['mem_bw_median'])} |"
