@@ -48,6 +48,7 @@ def test_inference_rows(inference):
         "v5.1",
         "v6.0",
         "v6.1",
+        "v4.0-server",
         "v4.1-server",
         "v5.1-server",
         "v6.0-server",
@@ -56,9 +57,10 @@ def test_inference_rows(inference):
     )
     assert set(d["source"]) == {f"inference-{r}" for r in rounds}
     # the stricter-accuracy duplicates are out where the round ran the -99 benchmark too; v6.1 ran
-    # Llama 2 70B at -99.9 only (Offline and Server), and v4.0's stored copy keeps no -99 Llama 2 70B result: they stay
+    # Llama 2 70B at -99.9 only (Offline and Server), and v4.0's stored copy keeps no -99 Llama 2 70B
+    # result (in either scenario): they stay
     strict = d.loc[d["workload"].str.endswith("-99.9"), "workload"]
-    assert set(strict) == {f"mlperf-inf-{r}/llama2-70b-99.9" for r in ("v6.1", "v6.1-server", "v4.0")}
+    assert set(strict) == {f"mlperf-inf-{r}/llama2-70b-99.9" for r in ("v6.1", "v6.1-server", "v4.0", "v4.0-server")}
     assert (d["throughput"] > 0).all() and d["cards"].between(1, 24).all()  # v2.1: 24 A100 PCIe in Inspur's server
     resolver = CardResolver()
     assert all(resolver.resolve(c) is not None for c in d["card_type"])  # only cards with specs
@@ -109,12 +111,12 @@ def test_inference_rows(inference):
 
 
 def test_server_rows(inference):
-    """The Server scenario (throughput under a latency bound) of v4.1, v5.1, v6.0 and v6.1: sets of
-    their own, never calibrated on, whose evaluation's priors do not see the same round's Offline set either."""
+    """The Server scenario (throughput under a latency bound) of v4.0, v4.1, v5.1, v6.0 and v6.1: sets
+    of their own, never calibrated on, whose evaluation's priors do not see the same round's Offline set either."""
     d = inference[inference["source"].str.endswith("-server")]
-    servers = {f"inference-v{r}-server" for r in ("4.1", "5.1", "6.0", "6.1")}
+    servers = {f"inference-v{r}-server" for r in ("4.0", "4.1", "5.1", "6.0", "6.1")}
     assert set(d["source"]) == servers <= set(TEST_ONLY_SOURCES)
-    assert d["workload"].str.match(r"mlperf-inf-v(4\.1|5\.1|6\.0|6\.1)-server/").all()
+    assert d["workload"].str.match(r"mlperf-inf-v(4\.0|4\.1|5\.1|6\.0|6\.1)-server/").all()
     assert companion_sources("inference-v4.1-server") == ("inference-v4.1", "inference-v4.1-interactive")
     assert companion_sources("inference-v5.1") == ("inference-v5.1-server", "inference-v5.1-interactive")
     assert companion_sources("lambda-pytorch") == ()
@@ -136,8 +138,13 @@ def test_server_rows(inference):
     r6 = d[d["workload"].eq("mlperf-inf-v6.1-server/llama2-70b-99.9") & d["card_type"].str.contains("RTX PRO 6000")]
     r6 = r6[r6["cards"] == 8]
     assert r6["throughput"].tolist() == [pytest.approx(28973.33)]
+    # v4.0, by hand from Azure's NC_H100_v5_TRT (two H100 NVL) llama2-70b-99.9 Server
+    # mlperf_log_summary.txt: "Completed tokens per second : 3458.96", VALID (Offline 3,900.33)
+    nvl = d[d["workload"].eq("mlperf-inf-v4.0-server/llama2-70b-99.9") & d["card_type"].str.contains("H100 NVL")]
+    assert nvl.set_index("cards")["throughput"].to_dict() == {2: pytest.approx(3458.96), 8: pytest.approx(14274.90)}
     # a system runs slower held to Server's latency bound than Offline: never faster per cell by much
-    off = inference[inference["source"].isin(["inference-v4.1", "inference-v5.1", "inference-v6.0", "inference-v6.1"])].copy()
+    offline = [f"inference-v{r}" for r in ("4.0", "4.1", "5.1", "6.0", "6.1")]
+    off = inference[inference["source"].isin(offline)].copy()
     off["workload"] = off["workload"].str.replace(r"^mlperf-inf-(v\d\.\d)/", r"mlperf-inf-\1-server/", regex=True)
     both = d.merge(off, on=["workload", "card_type", "cards"], suffixes=("", "_offline"))
     assert len(both) >= 100 and (both["throughput"] <= 1.1 * both["throughput_offline"]).mean() > 0.95
@@ -164,9 +171,9 @@ def test_training_rows():
     assert h200 == pytest.approx((1 / 22.707617 + 1 / 22.68355) / 2, rel=1e-5)
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
-    # every declared set loads, and only those: 14 inference sets (nine rounds; four Server, one
+    # every declared set loads, and only those: 15 inference sets (nine rounds; five Server, one
     # Interactive), three training rounds, Lambda's two, llama.cpp's two
-    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 21
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 22
 
 
 def test_training_v60_rows():
