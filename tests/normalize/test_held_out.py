@@ -54,13 +54,15 @@ def test_inference_rows(inference):
         "v6.0-server",
         "v6.1-server",
         "v5.1-interactive",
+        "v6.1-interactive",
     )
     assert set(d["source"]) == {f"inference-{r}" for r in rounds}
     # the stricter-accuracy duplicates are out where the round ran the -99 benchmark too; v6.1 ran
-    # Llama 2 70B at -99.9 only (Offline and Server), and v4.0's stored copy keeps no -99 Llama 2 70B
+    # Llama 2 70B at -99.9 only (in every scenario), and v4.0's stored copy keeps no -99 Llama 2 70B
     # result (in either scenario): they stay
     strict = d.loc[d["workload"].str.endswith("-99.9"), "workload"]
-    assert set(strict) == {f"mlperf-inf-{r}/llama2-70b-99.9" for r in ("v6.1", "v6.1-server", "v4.0", "v4.0-server")}
+    kept = ("v6.1", "v6.1-server", "v6.1-interactive", "v4.0", "v4.0-server")
+    assert set(strict) == {f"mlperf-inf-{r}/llama2-70b-99.9" for r in kept}
     assert (d["throughput"] > 0).all() and d["cards"].between(1, 24).all()  # v2.1: 24 A100 PCIe in Inspur's server
     resolver = CardResolver()
     assert all(resolver.resolve(c) is not None for c in d["card_type"])  # only cards with specs
@@ -152,13 +154,22 @@ def test_server_rows(inference):
 
 
 def test_interactive_rows(inference):
-    """v5.1's Interactive scenario (LLMs under a tighter latency bound than Server): a test set."""
+    """v5.1's and v6.1's Interactive scenario (LLMs under a tighter latency bound than Server): test sets."""
     d = inference[inference["source"] == "inference-v5.1-interactive"]
     assert "inference-v5.1-interactive" in TEST_ONLY_SOURCES and d["workload"].nunique() == 3
     # Llama 3.1 405B on 8 B200, ten one-node systems (719.409 ... 770.668 tokens/s; Dell's XE9680L
     # log: "Completed tokens per second: 751.37"): the middle two, NVIDIA's 751.366 and Dell's 751.369
     r = d[(d["workload"] == "mlperf-inf-v5.1-interactive/llama3.1-405b") & (d["card_type"] == "NVIDIA B200-SXM-180GB")]
     assert r["cards"].tolist() == [8] and r["throughput"].tolist() == [pytest.approx((751.366 + 751.369) / 2)]
+    # v6.1's, read from each result's Interactive/performance/run_1/mlperf_log_summary.txt (loadgen runs
+    # it as a Server test with tighter bounds, so the summary says "Scenario : Server"): Llama 3.1 8B on
+    # 8 RTX PRO 6000, Cisco's C845A 46,164.41 (by hand: "Completed tokens per second: 46164.41", TTFT
+    # 500 ms, TPOT 30 ms) and HPE's DL380A 39,986.30 tokens/s: their mean
+    v61 = inference[inference["source"] == "inference-v6.1-interactive"]
+    assert "inference-v6.1-interactive" in TEST_ONLY_SOURCES and set(v61["cards"]) <= {4, 5, 8}
+    r6 = v61[v61["workload"].eq("mlperf-inf-v6.1-interactive/llama3.1-8b") & v61["card_type"].str.contains("RTX PRO 6000")]
+    by_count = r6.set_index("cards")["throughput"].to_dict()
+    assert by_count == {4: pytest.approx(22446.99), 8: pytest.approx((46164.41 + 39986.30) / 2)}
 
 
 def test_training_rows():
@@ -172,9 +183,9 @@ def test_training_rows():
     assert h200 == pytest.approx((1 / 22.707617 + 1 / 22.68355) / 2, rel=1e-5)
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
-    # every declared set loads, and only those: 15 inference sets (nine rounds; five Server, one
+    # every declared set loads, and only those: 16 inference sets (nine rounds; five Server, two
     # Interactive), three training rounds, Lambda's two, llama.cpp's two
-    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 22
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 23
 
 
 def test_training_v60_rows():
