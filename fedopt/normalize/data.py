@@ -347,7 +347,9 @@ def llamacpp_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
 HELD_OUT_SOURCES = (
     "inference-v2.1",
     "inference-v3.0",
+    "inference-v3.0-server",
     "inference-v3.1",
+    "inference-v3.1-server",
     "inference-v4.0",
     "inference-v4.0-server",
     "inference-v4.1",
@@ -373,7 +375,9 @@ HELD_OUT_SOURCES = (
 TEST_ONLY_SOURCES = (
     "inference-v2.1",
     "inference-v3.0",
+    "inference-v3.0-server",
     "inference-v3.1",
+    "inference-v3.1-server",
     "inference-v4.0",
     "inference-v4.0-server",
     "inference-v4.1-server",

@@ -48,6 +48,8 @@ def test_inference_rows(inference):
         "v5.1",
         "v6.0",
         "v6.1",
+        "v3.0-server",
+        "v3.1-server",
         "v4.0-server",
         "v4.1-server",
         "v5.1-server",
@@ -113,12 +115,13 @@ def test_inference_rows(inference):
 
 
 def test_server_rows(inference):
-    """The Server scenario (throughput under a latency bound) of v4.0, v4.1, v5.1, v6.0 and v6.1: sets
-    of their own, never calibrated on, whose evaluation's priors do not see the same round's Offline set either."""
+    """The Server scenario (throughput under a latency bound) of v3.0, v3.1, v4.0, v4.1, v5.1, v6.0 and
+    v6.1: sets of their own, never calibrated on, whose evaluation's priors do not see the same round's
+    Offline set either."""
     d = inference[inference["source"].str.endswith("-server")]
-    servers = {f"inference-v{r}-server" for r in ("4.0", "4.1", "5.1", "6.0", "6.1")}
+    servers = {f"inference-v{r}-server" for r in ("3.0", "3.1", "4.0", "4.1", "5.1", "6.0", "6.1")}
     assert set(d["source"]) == servers <= set(TEST_ONLY_SOURCES)
-    assert d["workload"].str.match(r"mlperf-inf-v(4\.0|4\.1|5\.1|6\.0|6\.1)-server/").all()
+    assert d["workload"].str.match(r"mlperf-inf-v(3\.0|3\.1|4\.0|4\.1|5\.1|6\.0|6\.1)-server/").all()
     assert companion_sources("inference-v4.1-server") == ("inference-v4.1", "inference-v4.1-interactive")
     assert companion_sources("inference-v5.1") == ("inference-v5.1-server", "inference-v5.1-interactive")
     assert companion_sources("lambda-pytorch") == ()
@@ -145,6 +148,13 @@ def test_server_rows(inference):
     # round's one 8-card H100 NVL system (NVIDIA's) as the file gives it
     nvl = d[d["workload"].eq("mlperf-inf-v4.0-server/llama2-70b-99.9") & d["card_type"].str.contains("H100 NVL")]
     assert nvl.set_index("cards")["throughput"].to_dict() == {2: pytest.approx(3458.96), 8: pytest.approx(14274.90)}
+    # v3.0 and v3.1, by hand from each result's Server mlperf_log_summary.txt ("Scheduled samples per
+    # second", VALID), each the only system of its cell: Nettrix's L4x4_Custom_X620_G40_TRT BERT-99
+    # 3,600.34 and Dell's R760xa_L40x4_TRT RetinaNet 1,901.51 queries/s
+    l4 = d[d["workload"].eq("mlperf-inf-v3.0-server/bert-99") & d["card_type"].eq("NVIDIA L4") & (d["cards"] == 4)]
+    assert l4["throughput"].tolist() == [pytest.approx(3600.34)]
+    l40 = d[d["workload"].eq("mlperf-inf-v3.1-server/retinanet") & d["card_type"].eq("NVIDIA L40") & (d["cards"] == 4)]
+    assert l40["throughput"].tolist() == [pytest.approx(1901.51)]
     # a system runs slower held to Server's latency bound than Offline: never faster per cell by much
     off = inference[inference["source"].isin({s.removesuffix("-server") for s in servers})].copy()
     off["workload"] = off["workload"].str.replace(r"^mlperf-inf-(v\d\.\d)/", r"mlperf-inf-\1-server/", regex=True)
@@ -182,9 +192,9 @@ def test_training_rows():
     assert h200 == pytest.approx((1 / 22.707617 + 1 / 22.68355) / 2, rel=1e-5)
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
-    # every declared set loads, and only those: 16 inference sets (nine rounds; five Server, two
+    # every declared set loads, and only those: 18 inference sets (nine rounds; seven Server, two
     # Interactive), three training rounds, Lambda's two, llama.cpp's two
-    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 23
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 25
 
 
 def test_training_v60_rows():
