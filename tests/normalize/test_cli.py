@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from fedopt.cli import main
+from fedopt.normalize.data import HELD_OUT_SOURCES
 from tests.normalize.conftest import run_cli
 
 M = """workload,card_type,cards,throughput,comment
@@ -175,7 +176,7 @@ def test_missing_files_and_modes(files, tmp_path, capsys):
     assert "not both" in capsys.readouterr().err
     # --sets picks held-out sets: a wrong name lists the right ones; without --held-out it has no meaning
     assert main(["normalize", "--evaluate", "--held-out", "--sets", "inference-v9"]) == 2
-    assert "the held-out sets: inference-v2.1, inference-v3.0, inference-v3.1, " in capsys.readouterr().err
+    assert "the held-out sets: " + ", ".join(HELD_OUT_SOURCES) + "\n" in capsys.readouterr().err
     assert main(["normalize", "--evaluate", "--sets", "training-v5.1"]) == 2
     assert "goes with --held-out" in capsys.readouterr().err
 
