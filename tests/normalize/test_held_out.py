@@ -25,7 +25,7 @@ from fedopt.normalize.data import (
     mlperf_inference,
     mlperf_training_held_out,
 )
-from fedopt.normalize.evaluate import errors, leave_one_card_out, scaleout_from_one_node, summary
+from fedopt.normalize.evaluate import available_cores, errors, leave_one_card_out, scaleout_from_one_node, summary
 from fedopt.normalize.model import ThroughputModel
 
 LAMBDA_SETS = ("lambda-pytorch", "lambda-tensorflow")
@@ -329,9 +329,11 @@ def test_held_out_pooled_meets_half_the_baseline():
     # docs/normalize.md). With the v6.0 inference set, gathered after this test, the pooled rows read 9.2%
     # against 17.0% when gathered (half the baseline not met, so it was left out for a while), 8.3% since
     # those two rules, which v6.0 itself prompted (docs/normalize.md, MLPerf Inference v6.0): it is back in
+    # (every MLPerf set of data/, Server, Interactive and v2.1-v4.0 included, 2026-12-05: 9.8% against 20.8%)
     every = held_out_measurements()
     mlperf = every["source"].str.startswith(("inference", "training"))
-    res = leave_one_card_out(every[mlperf], **fit_settings(exclude=HELD_OUT_SOURCES))
+    # its ~60 fits on every core (the same figures as in one process: each fit is seeded)
+    res = leave_one_card_out(every[mlperf], workers=available_cores(), **fit_settings(exclude=HELD_OUT_SOURCES))
     tab = summary(res).set_index("data").loc["all"]
     assert tab["model_median"] <= 0.5 * tab["peak_tflops_median"]
 
