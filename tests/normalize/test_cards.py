@@ -239,12 +239,16 @@ def test_catalog_file_is_fresh():
 
 def test_corrections_replace_a_shared_figure_and_say_why(tmp_path):
     """The shared table gives the K80 board's 300 W beside one die's memory and peaks: the catalog
-    counts dies (what a VM or a node lists), so its power is the die's 150 W, sourced to the fix."""
+    counts dies (what a VM or a node lists), so its power is the die's 150 W, sourced to the fix;
+    and the T4's 400 GB/s, where its bus gives 320."""
     from fedopt.normalize.catalog import MODELS_DIR, build_catalog
 
     k80 = load_catalog()["K80"]
     assert (k80["power_w"], k80["memory_gb"], k80["mem_bw_gbs"]) == (150.0, 12.0, 240.0)
     assert k80["sources"]["power_w"].startswith("catalog_corrections.csv (") and "300 W" in k80["sources"]["power_w"]
+    t4 = load_catalog()["T4"]  # 256-bit GDDR6 at 10 Gbps: 320 GB/s, not the shared table's 400
+    assert (t4["mem_bw_gbs"], t4["memory_gb"], t4["bf16_tflops"]) == (320.0, 16.0, 65.0)
+    assert t4["sources"]["mem_bw_gbs"].startswith("catalog_corrections.csv (") and "400 GB/s" in t4["sources"]["mem_bw_gbs"]
     bad = tmp_path / "corrections.csv"
     bad.write_text('gpu,field,value,reason\nK81,power_w,1,"no such card"\n')
     with pytest.raises(ValueError, match="'K81' has no 'power_w' to correct"):
