@@ -346,6 +346,7 @@ def llamacpp_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
 
 HELD_OUT_SOURCES = (
     "inference-v2.1",
+    "inference-v2.1-server",
     "inference-v3.0",
     "inference-v3.0-server",
     "inference-v3.1",
@@ -355,6 +356,7 @@ HELD_OUT_SOURCES = (
     "inference-v4.1",
     "inference-v4.1-server",
     "inference-v5.0",
+    "inference-v5.0-server",
     "inference-v5.1",
     "inference-v5.1-interactive",
     "inference-v5.1-server",
@@ -374,6 +376,7 @@ HELD_OUT_SOURCES = (
 # held-out sets kept out of every calibration: evaluated, never learned from
 TEST_ONLY_SOURCES = (
     "inference-v2.1",
+    "inference-v2.1-server",
     "inference-v3.0",
     "inference-v3.0-server",
     "inference-v3.1",
@@ -382,6 +385,7 @@ TEST_ONLY_SOURCES = (
     "inference-v4.0-server",
     "inference-v4.1-server",
     "inference-v5.0",
+    "inference-v5.0-server",
     "inference-v5.1-interactive",
     "inference-v5.1-server",
     "inference-v6.0",

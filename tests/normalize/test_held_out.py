@@ -49,10 +49,12 @@ def test_inference_rows(inference):
         "v5.1",
         "v6.0",
         "v6.1",
+        "v2.1-server",
         "v3.0-server",
         "v3.1-server",
         "v4.0-server",
         "v4.1-server",
+        "v5.0-server",
         "v5.1-server",
         "v6.0-server",
         "v6.1-server",
@@ -116,11 +118,11 @@ def test_inference_rows(inference):
 
 
 def test_server_rows(inference):
-    """The Server scenario (throughput under a latency bound) of v3.0, v3.1, v4.0, v4.1, v5.1, v6.0 and
-    v6.1: sets of their own, never calibrated on, whose evaluation's priors do not see the same round's
-    Offline set either."""
+    """The Server scenario (throughput under a latency bound) of every round from v2.1 to v6.1: sets of
+    their own, never calibrated on, whose evaluation's priors do not see the same round's Offline set
+    either."""
     d = inference[inference["source"].str.endswith("-server")]
-    rounds = ("3.0", "3.1", "4.0", "4.1", "5.1", "6.0", "6.1")
+    rounds = ("2.1", "3.0", "3.1", "4.0", "4.1", "5.0", "5.1", "6.0", "6.1")
     servers = {f"inference-v{r}-server" for r in rounds}
     assert set(d["source"]) == servers <= set(TEST_ONLY_SOURCES)
     assert d["workload"].str.match("mlperf-inf-v(" + "|".join(map(re.escape, rounds)) + ")-server/").all()
@@ -157,6 +159,16 @@ def test_server_rows(inference):
     assert l4["throughput"].tolist() == [pytest.approx(3600.34)]
     l40 = d[d["workload"].eq("mlperf-inf-v3.1-server/retinanet") & d["card_type"].eq("NVIDIA L40") & (d["cards"] == 4)]
     assert l40["throughput"].tolist() == [pytest.approx(1901.51)]
+    # v5.0's summaries lead with "Completed samples per second" (Scheduled moved under Additional Stats):
+    # the header's figure is the round's, by hand from QCT's D54U_3U_H100_PCIe_80GBx4_TRT ResNet-50 Server
+    # summary, 188,013.58 (Scheduled 188,016.00), the round's only 4x H100 PCIe system
+    qct = d[d["workload"].eq("mlperf-inf-v5.0-server/resnet50") & d["card_type"].str.contains("H100-PCIe") & (d["cards"] == 4)]
+    assert qct["throughput"].tolist() == [pytest.approx(188013.58, abs=0.005)]
+    # v2.1, by hand from NVIDIA's DGX-A100_A100-SXM-80GBx8_TRT RNN-T Server summary ("Scheduled samples
+    # per second : 104020.33", VALID; the cell is the median of ten 8x A100 SXM systems)
+    v21 = pd.read_csv(INFERENCE_DIR / "inference_v2.1_closed_datacenter_server.csv")
+    dgx = v21[v21["platform"].eq("DGX-A100_A100-SXM-80GBx8_TRT") & v21["model"].eq("rnnt")]
+    assert dgx["result"].tolist() == [104020.33]
     # a system runs slower held to Server's latency bound than Offline: never faster per cell by much
     off = inference[inference["source"].isin({s.removesuffix("-server") for s in servers})].copy()
     off["workload"] = off["workload"].str.replace(r"^mlperf-inf-(v\d\.\d)/", r"mlperf-inf-\1-server/", regex=True)
@@ -194,9 +206,9 @@ def test_training_rows():
     assert h200 == pytest.approx((1 / 22.707617 + 1 / 22.68355) / 2, rel=1e-5)
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
-    # every declared set loads, and only those: 18 inference sets (nine rounds; seven Server, two
+    # every declared set loads, and only those: 20 inference sets (nine rounds; nine Server, two
     # Interactive), three training rounds, Lambda's two, llama.cpp's two
-    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 25
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 27
 
 
 def test_training_v60_rows():
