@@ -59,6 +59,7 @@ def test_inference_rows(inference):
         "v6.0-server",
         "v6.1-server",
         "v5.1-interactive",
+        "v6.0-interactive",
         "v6.1-interactive",
     )
     assert set(d["source"]) == {f"inference-{r}" for r in rounds}
@@ -177,7 +178,7 @@ def test_server_rows(inference):
 
 
 def test_interactive_rows(inference):
-    """v5.1's and v6.1's Interactive scenario (LLMs under a tighter latency bound than Server): test sets."""
+    """v5.1's, v6.0's and v6.1's Interactive scenario (LLMs under a tighter latency bound than Server): test sets."""
     d = inference[inference["source"] == "inference-v5.1-interactive"]
     assert "inference-v5.1-interactive" in TEST_ONLY_SOURCES and d["workload"].nunique() == 3
     # Llama 3.1 405B on 8 B200, ten one-node systems (719.409 ... 770.668 tokens/s; Dell's XE9680L
@@ -193,6 +194,16 @@ def test_interactive_rows(inference):
     r6 = v61[v61["workload"].eq("mlperf-inf-v6.1-interactive/llama3.1-8b") & v61["card_type"].str.contains("RTX PRO 6000")]
     by_count = r6.set_index("cards")["throughput"].to_dict()
     assert by_count == {4: pytest.approx(22446.99), 8: pytest.approx((46164.41 + 39986.30) / 2)}
+    # v6.0's, read from each system's summary.html results table (its Interactive column): by hand, Dell's
+    # XE9780L 8x B300 Llama 2 70B-99, Interactive 70,724.300 tokens/s beside Offline 108,669.000
+    v60 = inference[inference["source"] == "inference-v6.0-interactive"]
+    assert "inference-v6.0-interactive" in TEST_ONLY_SOURCES and companion_sources("inference-v6.0-interactive") == (
+        "inference-v6.0",
+        "inference-v6.0-server",
+    )
+    raw = pd.read_csv(INFERENCE_DIR / "inference_v6.0_closed_datacenter_interactive.csv")
+    dell = raw[raw["platform"].eq("XE9780L-B300-SXM-270GBx8_TRT") & raw["model"].eq("llama2-70b-99")]
+    assert dell["result"].tolist() == [70724.3] and v60["workload"].str.startswith("mlperf-inf-v6.0-interactive/").all()
 
 
 def test_training_rows():
@@ -206,9 +217,9 @@ def test_training_rows():
     assert h200 == pytest.approx((1 / 22.707617 + 1 / 22.68355) / 2, rel=1e-5)
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
-    # every declared set loads, and only those: 20 inference sets (nine rounds; nine Server, two
+    # every declared set loads, and only those: 21 inference sets (nine rounds; nine Server, three
     # Interactive), three training rounds, Lambda's two, llama.cpp's two
-    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 27
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 28
 
 
 def test_training_v60_rows():
