@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from fedopt.normalize.calibrate import _params_without, arch_priors, calibrate, fit_settings, load_params
-from fedopt.normalize.data import HELD_OUT_SOURCES, TEST_ONLY_SOURCES, calibration_measurements
+from fedopt.normalize.data import CALIBRATION_SOURCES, HELD_OUT_SOURCES, TEST_ONLY_SOURCES, calibration_measurements
 from fedopt.normalize.model import Hyper, ThroughputModel
 
 # two Hopper cards and one Ada card, three jobs at their BF16 peak ratio
@@ -72,6 +72,8 @@ def test_arch_priors_read_the_parameters_file():
 def test_priors_for_an_evaluation_never_see_the_evaluated_set():
     every = calibration_measurements()
     assert set(every["source"]) == {"gavel", "mlperf", *HELD_OUT_SOURCES} - set(TEST_ONLY_SOURCES)
+    # the calibration sets are named once; every other held-out set is a test set
+    assert set(every["source"]) == {"gavel", "mlperf", *CALIBRATION_SOURCES}
     assert "training-v5.0" in TEST_ONLY_SOURCES  # a test set: evaluated, never calibrated on
     without = _params_without(("training-v6.0",))
     assert "training-v6.0" not in without["sources"]
