@@ -34,6 +34,7 @@ were gathered 2026-12-04 as test sets of other workloads the priors never see.""
 
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 
@@ -92,6 +93,7 @@ def read_table(path: str | Path, columns: tuple[str, ...], what: str, raw: bool 
         raise InputError("line 1", f"empty file; expected a header with columns {', '.join(columns)}", src) from None
     except pd.errors.ParserError as exc:
         raise InputError("(file)", f"not a valid CSV: {exc}", src) from None
+    _refuse_repeated_columns(path, columns, src)
     df.columns = [str(c).strip() for c in df.columns]
     written = list(df.columns)
     canon = [canonical_column(c) for c in df.columns]
@@ -118,6 +120,23 @@ def read_table(path: str | Path, columns: tuple[str, ...], what: str, raw: bool 
     if "throughput" in columns:
         out["throughput"] = _numbers(df["throughput"], "throughput", src, "expected a finite number >= 0", lambda x: x >= 0)
     return (out, df) if raw else out
+
+
+def _refuse_repeated_columns(path: str | Path, columns: tuple[str, ...], src: str) -> None:
+    """A key column written twice (``throughput,throughput`` or ``card_type,Card Type``) is refused:
+    pandas would rename the second and read the first, silently picking one of two meanings."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            header = next(csv.reader(f), [])
+    except (OSError, UnicodeDecodeError, csv.Error):  # pandas has just read it; its own checks stand
+        return
+    canon = [canonical_column(c) for c in header]
+    for want in columns:
+        at = [i + 1 for i, c in enumerate(canon) if c == want]
+        if len(at) > 1:
+            cells = ", ".join(repr(header[i - 1].strip()) for i in at)
+            where = f"({cells}, columns {', '.join(map(str, at))})"
+            raise InputError("line 1", f"column {want} is written {len(at)} times {where}; keep one", src)
 
 
 MAX_CARDS = 10_000_000  # past any fleet; beyond it a count is a typo (and 1e30 would overflow int64)

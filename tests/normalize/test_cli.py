@@ -141,6 +141,9 @@ BAD = [
     ("Q.csv", "workload,card_type,cards\nbert,H100,0\nbert,H100,x\n", "line 2, column cards: expected"),  # first bad line
     ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,1\nbert,A100,8,inf\n", "line 3, column throughput: expected"),
     ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,1\n  ,A100,8,1\n", "line 3, column workload: empty"),
+    # a key column twice: pandas would read the first and rename the second, so which one was meant is asked
+    ("M.csv", "workload,card_type,cards,throughput,throughput\nbert,H100,8,1,2\n", "column throughput is written 2 times"),
+    ("Q.csv", "workload,card_type,Card Type,cards\nbert,H100,A100,8\n", "('card_type', 'Card Type', columns 2, 3)"),
 ]
 
 
