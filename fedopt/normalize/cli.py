@@ -362,6 +362,8 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         raise InputError("--profiles", "goes with --evaluate (how well the profiles predict measured ratios)")
     if args.cells and not args.evaluate:
         raise InputError("--cells", "goes with --evaluate (cells of the measurements hidden at random)")
+    if args.one_card_type and not args.evaluate:
+        raise InputError("--one-card-type", "goes with --evaluate (each card type kept alone as the whole file)")
     if args.rows is not None:
         if not args.evaluate:
             raise InputError("--rows", "goes with --evaluate (the evaluated rows it writes)")
@@ -450,6 +452,12 @@ def add_normalize(sub) -> None:
         "--one-card",
         action="store_true",
         help="with --evaluate: also workloads seen on one card only (~3 min on shared data)",
+    )
+    p.add_argument(
+        "--one-card-type",
+        action="store_true",
+        help="with --evaluate: also a file of one card type (each card type with 3 workloads or more kept alone, "
+        "its workloads' other cards predicted; with --held-out each set alone, ~16 min)",
     )
     p.add_argument(
         "--plot", metavar="FILE.png", help="with --evaluate: the error distribution and per-card medians (.png/.svg/.pdf)"

@@ -2,7 +2,8 @@
 baselines, as markdown tables, one JSON document (``--json``) or every evaluated row (``--rows``).
 
 normalize --evaluate [--measurements M.csv | --held-out [--sets SET,...]] [--cards cards.json] [--by-card] [--cells]
-                     [--architectures] [--one-card] [--plot FILE.png] [--rows FILE.csv] [--profiles P.csv] [--json]
+                     [--architectures] [--one-card] [--one-card-type] [--plot FILE.png] [--rows FILE.csv]
+                     [--profiles P.csv] [--json]
 """
 
 from __future__ import annotations
@@ -133,6 +134,23 @@ def _evaluate_profiles(args, data, what: str, resolver) -> int:
     return 0
 
 
+def _evaluate_one_card_type(args, data, what, resolver, progress, fit_as, report) -> None:
+    """``--one-card-type``: each card type kept alone as the whole file; on the held-out sets each
+    set alone, with priors calibrated without it (as ``normalize --measurements`` would fit it)."""
+    from fedopt.normalize.evaluate import each_set_alone, keep_one_card_type, summary
+
+    if args.held_out:
+        res = each_set_alone(
+            data, unit="card_type_file", priors=not args.no_priors, resolver=resolver, progress=progress, replicas=args.replicas
+        )
+        what = "each held-out set alone, priors calibrated on every other set"
+    else:
+        res = keep_one_card_type(data, resolver=resolver, progress=progress, **fit_as)
+    heading = f"a file of one card type, on {what}: each card type with 3 workloads or more kept alone, the others predicted"
+    report.summary("one_card_type", heading, summary(res))
+    report.keep("one_card_type", res)
+
+
 def run(args) -> int:
     """``normalize --evaluate``: leave-one-card-out on the shared data, a user's file or the held-out
     sets, fitted as the command fits a user's file, then the tables the flags ask for."""
@@ -222,6 +240,8 @@ def run(args) -> int:
         heading = f"workloads seen on one card, on {what}: each workload keeps one card's rows in turn, its other rows predicted"
         report.summary("one_card", heading, summary(one))
         report.keep("one_card", one)
+    if args.one_card_type:
+        _evaluate_one_card_type(args, data, what, resolver, progress, fit_as, report)
     if args.held_out:
         from fedopt.normalize.evaluate import each_set_alone
 

@@ -193,11 +193,12 @@ def each_set_alone(
     workers: int = 1,
     replicas: bool | str = False,
 ) -> pd.DataFrame:
-    """:func:`leave_one_card_out` (``unit`` "card" or "architecture"), or :func:`random_cells` with
-    the baselines (``unit="cells"``), on each ``source`` of ``data`` fitted alone, as a user's file
-    of that set would be, with the priors calibrated on every other set (never on itself, nor on a
-    set of the same systems: ``calibrate.fit_settings``); ``workers`` processes for the fits;
-    ``replicas``: fitted as ``normalize --replicas`` fits (``Hyper.replicas``)."""
+    """:func:`leave_one_card_out` (``unit`` "card" or "architecture"), :func:`random_cells` with
+    the baselines (``unit="cells"``) or :func:`keep_one_card_type` (``unit="card_type_file"``), on
+    each ``source`` of ``data`` fitted alone, as a user's file of that set would be, with the priors
+    calibrated on every other set (never on itself, nor on a set of the same systems:
+    ``calibrate.fit_settings``); ``workers`` processes for the fits; ``replicas``: fitted as
+    ``normalize --replicas`` fits (``Hyper.replicas``)."""
     from fedopt.normalize.calibrate import fit_settings
 
     parts = []
@@ -207,6 +208,8 @@ def each_set_alone(
         fit = fit_settings(priors=priors, exclude=(str(src),), replicas=replicas)
         if unit == "cells":
             parts.append(random_cells(part, resolver=resolver, baselines=True, workers=workers, **fit))
+        elif unit == "card_type_file":
+            parts.append(keep_one_card_type(part, resolver=resolver, progress=progress, **fit))
         else:
             parts.append(leave_one_card_out(part, resolver=resolver, unit=unit, progress=progress, workers=workers, **fit))
     return pd.concat(parts, ignore_index=True)
@@ -244,6 +247,43 @@ def keep_one_card(
             for fname, feat in SPEC_FEATURES.items():
                 res["base_" + fname] = _ratio_baseline(train, test, feat, model)
             rows.append(res)
+    return pd.concat(rows, ignore_index=True)
+
+
+MIN_WORKLOADS_KEPT = 3  # a card type kept alone needs this many workloads to make a file
+
+
+def keep_one_card_type(
+    data: pd.DataFrame,
+    hyper: Hyper | None = None,
+    resolver: CardResolver | None = None,
+    progress: Callable[[str], None] | None = None,
+    **priors: dict,
+) -> pd.DataFrame:
+    """A file of one card type: each card type with ``MIN_WORKLOADS_KEPT`` workloads or more keeps
+    its rows alone (all counts) as the whole file, and those workloads' rows on every other card are
+    predicted from it. No workload then has neighbours (``neighbours.py``): its ratios come from
+    the priors and specs alone, the cold start of a fleet that has measured one card type. Columns
+    as :func:`keep_one_card` (``kept``: the card type of the file)."""
+    resolver = resolver or CardResolver()
+    keys = np.array([ThroughputModel(resolver=resolver).card_key(n) for n in data["card_type"]])
+    positive = (data["throughput"] > 0).to_numpy()
+    rows = [data.iloc[:0].assign(card="", kept="", pred=0.0)]
+    count = pd.Series(data.loc[positive, "workload"].to_numpy()).groupby(keys[positive]).nunique()
+    turns = sorted(count[count >= MIN_WORKLOADS_KEPT].index)
+    for i, key in enumerate(turns, 1):
+        if progress:
+            progress(f"one card type kept: {i}/{len(turns)}, {key}")
+        keep = keys == key
+        test_mask = ~keep & positive & data["workload"].isin(set(data.loc[keep, "workload"])).to_numpy()
+        if not test_mask.any():
+            continue
+        train, test = data[keep], data[test_mask]
+        model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(train)
+        res = test.assign(card=keys[test_mask], kept=key, pred=model.predict(test))
+        for fname, feat in SPEC_FEATURES.items():
+            res["base_" + fname] = _ratio_baseline(train, test, feat, model)
+        rows.append(res)
     return pd.concat(rows, ignore_index=True)
 
 

@@ -42,6 +42,27 @@ def test_evaluate_cells_hidden_at_random(write, capsys):
     assert "--cells: goes with --evaluate" in capsys.readouterr().err
 
 
+def test_evaluate_a_file_of_one_card_type(write, capsys):
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards: too few workloads to keep
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--one-card-type", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    section = next(x for x in doc["sections"] if x["name"] == "one_card_type")
+    assert section["rows"][0]["rows"] == 0  # no card type has three workloads: nothing kept, nothing asked
+    m = write(
+        "M3.csv",
+        M.splitlines()[0]
+        + "\n"
+        + "\n".join(f"w{i},{c},8,{(i + 1) * p}" for i in range(3) for c, p in (("H100", 9.9), ("A100", 3.1))),
+    )
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--one-card-type"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "a file of one card type, on " in out and out.count("| all | 6 | 2 |") == 2
+    )  # as leave-one-card-out: 3 jobs x the other card, twice
+    assert main(["normalize", "--measurements", str(m), "--one-card-type"]) == 2
+    assert "--one-card-type: goes with --evaluate" in capsys.readouterr().err
+
+
 def test_evaluate_as_json(write, capsys):
     # the same tables as the text, as one JSON document: errors as fractions, NaN as null
     m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards

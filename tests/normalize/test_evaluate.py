@@ -10,6 +10,7 @@ from fedopt.normalize.evaluate import (
     by_card,
     fold_workers,
     keep_one_card,
+    keep_one_card_type,
     leave_one_card_out,
     median_interval,
     oracle_line,
@@ -165,6 +166,21 @@ def test_cells_missing_at_random_with_the_peak_ratio_by_hand():
     assert res["base_bf16_tflops"].to_numpy() == pytest.approx(res["throughput"].to_numpy(), rel=1e-9)
     assert {"pred", "basis", "base_mem_bw_gbs"} <= set(res.columns)
     pd.testing.assert_frame_equal(res, random_cells(d, baselines=True, workers=2))  # seeded folds, forked or not
+
+
+def test_a_file_of_one_card_type_by_hand():
+    # four cards with four jobs each are kept alone in turn (4 x 3 other cards = 12 asked rows each);
+    # a fifth card with two jobs is too few to make a file but is asked from the others' files
+    d = _peak_ratio_rows()
+    extra = pd.DataFrame([("w0", "B200", 1, 22.5), ("w1", "B200", 1, 45.0)], columns=d.columns)
+    res = keep_one_card_type(pd.concat([d, extra], ignore_index=True))
+    assert sorted(set(res["kept"])) == sorted(set(d["card_type"]))
+    assert len(res) == 4 * (12 + 2) and (res["kept"] != res["card"]).all()
+    assert "B200-SXM-180GB" in set(res["card"])
+    # the peak-TFLOPS baseline is the kept card's row times the peak ratio: exact on the four cards
+    on_four = res["card"] != "B200-SXM-180GB"
+    assert res.loc[on_four, "base_bf16_tflops"].to_numpy() == pytest.approx(res.loc[on_four, "throughput"].to_numpy(), rel=1e-9)
+    assert (res["pred"] > 0).all() and res["pred"].notna().all()
 
 
 def test_a_cells_repeats_are_hidden_together():
