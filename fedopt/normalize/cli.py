@@ -86,7 +86,11 @@ def _predict(args) -> int:
         if not args.fixed_intervals:  # the file's own leave-one-card-out says how hard it is
             scale, level, rows = scale_for(meas, progress=_progress(args), resolver=resolver, **_fit_settings(args))
             if not args.quiet:
-                said = f"mean |ln(pred / measured)| {level:.3f} over {rows} rows" if rows else "one card type, nothing to hide"
+                said = (
+                    f"mean |ln(pred / measured)| {level:.3f} over {rows} rows"
+                    if rows
+                    else "no workload on two card types, nothing to hide: the calibrated widening of such files"
+                )
                 _out(
                     f"fedopt: note: interval widths x{scale:.2f} the calibrated table's, from M.csv's own "
                     f"leave-one-card-out ({said}); --fixed-intervals: the table's",

@@ -41,6 +41,10 @@ KINDS = ("cells", "card", "architecture")
 # coverage, docs/normalize.md "Prediction intervals")
 SCALE_ROWS = 20.0
 SCALE_POWER = 1.0
+# a file where no workload ran on two card types (one card type) cannot say how hard it is, and its
+# predictions rest on the priors alone: its bounds take the scale that made the calibration sets'
+# such files (evaluate.keep_one_card_type) hold this level's share of their rows
+ONE_CARD_TYPE_LEVEL = 0.8
 
 
 def level_key(level: float) -> str:
@@ -94,6 +98,53 @@ def held_out_errors(data: pd.DataFrame | None = None, progress: Callable[[str], 
     return with_file_levels(pd.concat(parts, ignore_index=True))
 
 
+def one_card_type_errors(data: pd.DataFrame, progress: Callable[[str], None] | None = None) -> pd.DataFrame:
+    """Rows ``source, basis, log_error`` of every set's files of one card type
+    (``evaluate.keep_one_card_type``, each set alone with priors calibrated without it); the basis
+    is the table's: "architecture measured" where the kept card shares the asked one's architecture."""
+    from fedopt.normalize.calibrate import fit_settings
+    from fedopt.normalize.cards import CardResolver, arch_vendor
+    from fedopt.normalize.evaluate import keep_one_card_type
+
+    resolver = CardResolver()
+    parts = []
+    for src, part in data.groupby("source", sort=True):
+        if progress:
+            progress(f"intervals: {src}, one card type kept")
+        res = keep_one_card_type(part.reset_index(drop=True), resolver=resolver, **fit_settings(exclude=(str(src),)))
+        res, err = _log_errors(res)
+        arch = {k: arch_vendor(resolver.resolve(k), k)[0] for k in set(res["card"]) | set(res["kept"])}
+        same = np.array([arch[a] == arch[b] for a, b in zip(res["card"], res["kept"], strict=True)], dtype=bool)
+        basis = np.where(same, "architecture measured", "new architecture")
+        parts.append(pd.DataFrame({"source": str(src), "basis": basis, "log_error": err}))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["source", "basis", "log_error"])
+
+
+def one_card_type_scale(errors: pd.DataFrame, table: dict, level: float = ONE_CARD_TYPE_LEVEL) -> float:
+    """The widening that makes ``level`` of ``errors`` (:func:`one_card_type_errors`) fall inside the
+    table's bounds, each source weighing the same; never below 1."""
+    key = level_key(level)
+    rows = errors[errors["basis"].isin([b for b in table if key in table[b]])]
+    if rows.empty:
+        return 1.0
+    ratio = rows["log_error"].to_numpy(float) / rows["basis"].map({b: t[key] for b, t in table.items()}).to_numpy(float)
+    w = 1.0 / rows.groupby("source")["log_error"].transform("size").to_numpy(float)
+    return max(1.0, _weighted_quantiles(ratio, w, [level])[0])
+
+
+def _one_card_type_coverage(errors: pd.DataFrame, table: dict, scale: float, levels=LEVELS) -> dict:
+    """Per source, the share of its one-card-type rows inside the table's bounds times ``scale``."""
+    out = {}
+    for src, mine in errors.groupby("source", sort=True):
+        mine = mine[mine["basis"].isin(list(table))]
+        row: dict = {"rows": len(mine)}
+        for key in map(level_key, levels):
+            bound = mine["basis"].map({b: t[key] for b, t in table.items()}).to_numpy(float) * scale
+            row[key] = round(float(np.mean(mine["log_error"].to_numpy(float) <= bound)), 3) if len(mine) else None
+        out[str(src)] = row
+    return out
+
+
 def _log_errors(res: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
     """The rows of a held-out evaluation with both figures positive, and their |ln(pred / measured)|."""
     res = res[(res["pred"] > 0) & (res["throughput"] > 0)]
@@ -126,7 +177,8 @@ def reference_level(errors: pd.DataFrame) -> float:
 def file_scale(level, rows, reference: float, n0: float = SCALE_ROWS, power: float = SCALE_POWER) -> np.ndarray:
     """How much wider (or narrower) than the table a file's intervals are: ``(level / reference) ^
     power``, the exponent shrunk by ``rows / (rows + n0)`` (a file of few held-out rows says
-    little of itself); 1 where the file has no level (one card type: nothing to hide)."""
+    little of itself); 1 where the file has no level (one card type: nothing to hide; :func:`scale_for`
+    then takes the calibrated ``one_card_type`` widening instead)."""
     level, rows = np.asarray(level, float), np.asarray(rows, float)
     ok = np.isfinite(level) & (level > 0) & (rows > 0) & np.isfinite(reference) & (reference > 0)
     ratio = np.where(ok, level / np.where(ok, reference, 1.0), 1.0)
@@ -193,12 +245,17 @@ def write_intervals(path: Path = INTERVALS_PATH, progress: Callable[[str], None]
     """Evaluate, tabulate and write the intervals file (atomically), with the leave-one-set-out
     coverage and the test sets' (``data.TEST_ONLY_SOURCES``, never in the table) under it."""
     from fedopt.atomic import write_atomic
-    from fedopt.normalize.data import TEST_ONLY_SOURCES, held_out_measurements
+    from fedopt.normalize.data import TEST_ONLY_SOURCES, calibration_measurements, held_out_measurements
 
     errors = held_out_errors(progress=progress)
     held = held_out_measurements()
-    tests = held_out_errors(held[held["source"].isin(TEST_ONLY_SOURCES)], progress=progress)
+    test_data = held[held["source"].isin(TEST_ONLY_SOURCES)]
+    tests = held_out_errors(test_data, progress=progress)
     reference = reference_level(errors)
+    table = quantile_table(errors, reference=reference)
+    one_type = one_card_type_errors(calibration_measurements(), progress=progress)
+    one_type_tests = one_card_type_errors(test_data, progress=progress)
+    one_type_scale = one_card_type_scale(one_type, table)
     by_test = [t for _, t in tests.groupby("source", sort=True)]
 
     def shares(rows: list[dict]) -> dict:
@@ -209,13 +266,16 @@ def write_intervals(path: Path = INTERVALS_PATH, progress: Callable[[str], None]
         "(fedopt.normalize.intervals; python -m fedopt normalize --calibrate-intervals)",
         "written": datetime.date.today().isoformat(),
         "levels": [level_key(q) for q in LEVELS],
-        "log_error_quantiles": quantile_table(errors, reference=reference),
+        "log_error_quantiles": table,
         "file_scale": {
             "about": "bounds times (level / reference) ^ (power * rows / (rows + rows_prior)); level: the mean "
-            "|ln(pred / measured)| of the user's file's leave-one-card-out over rows",
+            "|ln(pred / measured)| of the user's file's leave-one-card-out over rows; a file where no workload ran "
+            "on two card types: times one_card_type (its calibration sets' files of one card type held "
+            f"{ONE_CARD_TYPE_LEVEL:g} of their rows so)",
             "reference": reference,
             "rows_prior": SCALE_ROWS,
             "power": SCALE_POWER,
+            "one_card_type": round(one_type_scale, 4),
         },
         "rows": {b: int((errors["basis"] == b).sum()) for b in BASES},
         "sources": sorted(set(errors["source"])),
@@ -223,6 +283,9 @@ def write_intervals(path: Path = INTERVALS_PATH, progress: Callable[[str], None]
         "coverage_leave_one_set_out_unscaled": shares(coverage(errors, scaled=False).to_dict("records")),
         "coverage_test_sets": shares([_coverage_of(t, errors) for t in by_test]),
         "coverage_test_sets_unscaled": shares([_coverage_of(_plain(t), _plain(errors)) for t in by_test]),
+        "coverage_one_card_type_calibration_sets": _one_card_type_coverage(one_type, table, one_type_scale),
+        "coverage_one_card_type_test_sets": _one_card_type_coverage(one_type_tests, table, one_type_scale),
+        "coverage_one_card_type_test_sets_unscaled": _one_card_type_coverage(one_type_tests, table, 1.0),
     }  # fmt: skip
     write_atomic(path, json.dumps(doc, indent=1) + "\n")
     return doc
@@ -243,6 +306,11 @@ def load_intervals(path: Path = INTERVALS_PATH) -> dict:
 def load_reference(path: Path = INTERVALS_PATH) -> float:
     """The calibration sets' typical leave-one-card-out level (NaN when the file has none: scale 1)."""
     return float(_shipped(path).get("file_scale", {}).get("reference", float("nan")))
+
+
+def load_one_card_type_scale(path: Path = INTERVALS_PATH) -> float:
+    """The widening of a file where no workload ran on two card types (1 when the file has none)."""
+    return float(_shipped(path).get("file_scale", {}).get("one_card_type", 1.0))
 
 
 def own_level(data: pd.DataFrame, progress: Callable[[str], None] | None = None, **fit) -> tuple[float, int]:
@@ -275,8 +343,11 @@ def bounds(
 
 
 def scale_for(data: pd.DataFrame, progress: Callable[[str], None] | None = None, **fit) -> tuple[float, float, int]:
-    """(scale, level, rows): the file scale of ``data`` against the shipped reference."""
+    """(scale, level, rows): the file scale of ``data`` against the shipped reference; for a file
+    with nothing to hide (no workload on two card types) the calibrated scale of such files."""
     level, rows = own_level(data, progress=progress, **fit)
+    if rows == 0:
+        return load_one_card_type_scale(), level, rows
     return float(file_scale(level, rows, load_reference())), level, rows
 
 

@@ -19,6 +19,8 @@ from fedopt.normalize.intervals import (
     coverage,
     file_scale,
     load_intervals,
+    load_one_card_type_scale,
+    one_card_type_scale,
     quantile_table,
     with_file_levels,
 )
@@ -132,6 +134,57 @@ def test_shipped_scale_is_calibrated_and_helps_where_it_was_chosen():
         return np.mean([abs(row[lv] - float(lv)) for row in doc[key].values() for lv in doc["levels"]])
 
     assert miss("coverage_leave_one_set_out") < miss("coverage_leave_one_set_out_unscaled")
+
+
+def test_one_card_type_scale_by_hand():
+    # ratios to the table's 0.8 bound: set a 0.5, 1.5 (two rows, half weight each), set b 3.0 (one row,
+    # weight one): weighted cumulative shares 0.25 (0.5), 0.5 (1.5), 1.0 (3.0), so the 0.8 quantile is 3.0
+    errors = pd.DataFrame(
+        {
+            "source": ["a", "a", "b"],
+            "basis": ["card measured", "new architecture", "card measured"],
+            "log_error": [0.1, 0.75, 0.6],
+        }
+    )
+    assert one_card_type_scale(errors, TABLE) == pytest.approx(3.0)
+    assert one_card_type_scale(errors.assign(log_error=0.01), TABLE) == 1.0  # never narrower than the table
+    assert one_card_type_scale(errors.iloc[:0], TABLE) == 1.0
+
+
+def test_a_file_of_one_card_type_takes_the_calibrated_widening(write, tmp_path, capsys):
+    """No workload on two card types: the file cannot say how hard it is, and its bounds take the
+    widening that made such files of the calibration sets hold 80% of their rows; on the test sets
+    it holds closer to the level than the plain table did (55% of 21,798 rows at 0.8 before it)."""
+    import json
+
+    from fedopt.normalize.calibrate import fit_settings
+    from fedopt.normalize.data import MEASUREMENT_COLUMNS, TEST_ONLY_SOURCES, read_table
+    from fedopt.normalize.intervals import scale_for
+
+    doc = json.loads(INTERVALS_PATH.read_text())
+    scale = load_one_card_type_scale()
+    assert scale == doc["file_scale"]["one_card_type"] > 1.2
+
+    def miss(key):
+        return np.mean([abs(row[lv] - float(lv)) for row in doc[key].values() for lv in doc["levels"]])
+
+    assert set(doc["coverage_one_card_type_test_sets"]) <= set(TEST_ONLY_SOURCES)
+    assert miss("coverage_one_card_type_test_sets") < miss("coverage_one_card_type_test_sets_unscaled")
+    one = "workload,card_type,cards,throughput\nbert,H100,8,1000\nresnet,H100,8,2000\nllama,H100,8,300\n"
+    files = (write("M1.csv", one), write("Q1.csv", "workload,card_type,cards\nbert,H200,8\nbert,B200,8\n"))
+    assert scale_for(read_table(files[0], MEASUREMENT_COLUMNS, "M"), **fit_settings())[0] == scale
+    out = tmp_path / "P1.csv"
+    from fedopt.cli import main
+
+    assert (
+        main(["normalize", "--measurements", str(files[0]), "--query", str(files[1]), "--out", str(out), "--interval", "0.8"])
+        == 0
+    )
+    assert f"interval widths x{scale:.2f}" in capsys.readouterr().err
+    p = pd.read_csv(out)
+    q = load_intervals()
+    for row, basis in zip(p.itertuples(), ["architecture measured", "new architecture"], strict=True):
+        assert row.throughput_high / row.throughput == pytest.approx(math.exp(q[basis]["0.8"] * scale), rel=1e-4)
 
 
 def test_random_cells_hide_every_measured_row_once():
