@@ -499,7 +499,8 @@ def add_normalize(sub) -> None:
     p.add_argument(
         "--calibrate-intervals",
         action="store_true",
-        help="re-measure models/normalize_intervals.json: held-out error quantiles by basis (~4 min on 2 cores)",
+        help="re-measure models/normalize_intervals.json: held-out error quantiles by basis and the one-card-type "
+        "widening (~12 min on 2 cores)",
     )
     p.add_argument(
         "--interval",
