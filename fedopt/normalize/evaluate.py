@@ -241,13 +241,17 @@ def keep_one_card(
             test_mask = mine & ~keep & positive
             if not test_mask.any():
                 continue
-            train, test = data[~mine | keep], data[test_mask]
-            model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(train)
-            res = test.assign(card=keys[test_mask], kept=key, pred=model.predict(test))
-            for fname, feat in SPEC_FEATURES.items():
-                res["base_" + fname] = _ratio_baseline(train, test, feat, model)
-            rows.append(res)
+            rows.append(_kept_fit(data[~mine | keep], data[test_mask], keys[test_mask], key, resolver, hyper, priors))
     return pd.concat(rows, ignore_index=True)
+
+
+def _kept_fit(train, test, test_keys, kept: str, resolver, hyper, priors: dict) -> pd.DataFrame:
+    """``test`` predicted by a fit on ``train`` (what was kept), with the spec-ratio baselines."""
+    model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(train)
+    res = test.assign(card=test_keys, kept=kept, pred=model.predict(test))
+    for fname, feat in SPEC_FEATURES.items():
+        res["base_" + fname] = _ratio_baseline(train, test, feat, model)
+    return res
 
 
 MIN_WORKLOADS_KEPT = 3  # a card type kept alone needs this many workloads to make a file
@@ -278,12 +282,7 @@ def keep_one_card_type(
         test_mask = ~keep & positive & data["workload"].isin(set(data.loc[keep, "workload"])).to_numpy()
         if not test_mask.any():
             continue
-        train, test = data[keep], data[test_mask]
-        model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(train)
-        res = test.assign(card=keys[test_mask], kept=key, pred=model.predict(test))
-        for fname, feat in SPEC_FEATURES.items():
-            res["base_" + fname] = _ratio_baseline(train, test, feat, model)
-        rows.append(res)
+        rows.append(_kept_fit(data[keep], data[test_mask], keys[test_mask], key, resolver, hyper, priors))
     return pd.concat(rows, ignore_index=True)
 
 
