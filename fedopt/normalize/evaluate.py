@@ -230,7 +230,7 @@ def keep_one_card(
     resolver = resolver or CardResolver()
     keys = np.array([ThroughputModel(resolver=resolver).card_key(n) for n in data["card_type"]])
     positive = (data["throughput"] > 0).to_numpy()
-    rows = [data.iloc[:0].assign(card="", kept="", pred=0.0)]
+    rows = [data.iloc[:0].assign(card="", kept="", pred=0.0, basis="")]
     turns = sorted(set(data.loc[positive, "workload"]) & set(workloads or data["workload"]))
     for i, w in enumerate(turns, 1):
         if progress:
@@ -246,9 +246,10 @@ def keep_one_card(
 
 
 def _kept_fit(train, test, test_keys, kept: str, resolver, hyper, priors: dict) -> pd.DataFrame:
-    """``test`` predicted by a fit on ``train`` (what was kept), with the spec-ratio baselines."""
+    """``test`` predicted by a fit on ``train`` (what was kept), what each prediction rests on
+    (``ThroughputModel.basis``, as the command's intervals read it) and the spec-ratio baselines."""
     model = ThroughputModel(resolver=resolver, hyper=hyper, **priors).fit(train)
-    res = test.assign(card=test_keys, kept=kept, pred=model.predict(test))
+    res = test.assign(card=test_keys, kept=kept, pred=model.predict(test), basis=model.basis(test))
     for fname, feat in SPEC_FEATURES.items():
         res["base_" + fname] = _ratio_baseline(train, test, feat, model)
     return res
@@ -272,7 +273,7 @@ def keep_one_card_type(
     resolver = resolver or CardResolver()
     keys = np.array([ThroughputModel(resolver=resolver).card_key(n) for n in data["card_type"]])
     positive = (data["throughput"] > 0).to_numpy()
-    rows = [data.iloc[:0].assign(card="", kept="", pred=0.0)]
+    rows = [data.iloc[:0].assign(card="", kept="", pred=0.0, basis="")]
     count = pd.Series(data.loc[positive, "workload"].to_numpy()).groupby(keys[positive]).nunique()
     turns = sorted(count[count >= MIN_WORKLOADS_KEPT].index)
     for i, key in enumerate(turns, 1):

@@ -100,10 +100,10 @@ def held_out_errors(data: pd.DataFrame | None = None, progress: Callable[[str], 
 
 def one_card_type_errors(data: pd.DataFrame, progress: Callable[[str], None] | None = None) -> pd.DataFrame:
     """Rows ``source, basis, log_error`` of every set's files of one card type
-    (``evaluate.keep_one_card_type``, each set alone with priors calibrated without it); the basis
-    is the table's: "architecture measured" where the kept card shares the asked one's architecture."""
+    (``evaluate.keep_one_card_type``, each set alone with priors calibrated without it; ``basis``
+    as the command's: ``ThroughputModel.basis`` of the fit on the kept card type)."""
     from fedopt.normalize.calibrate import fit_settings
-    from fedopt.normalize.cards import CardResolver, arch_vendor
+    from fedopt.normalize.cards import CardResolver
     from fedopt.normalize.evaluate import keep_one_card_type
 
     resolver = CardResolver()
@@ -113,10 +113,7 @@ def one_card_type_errors(data: pd.DataFrame, progress: Callable[[str], None] | N
             progress(f"intervals: {src}, one card type kept")
         res = keep_one_card_type(part.reset_index(drop=True), resolver=resolver, **fit_settings(exclude=(str(src),)))
         res, err = _log_errors(res)
-        arch = {k: arch_vendor(resolver.resolve(k), k)[0] for k in set(res["card"]) | set(res["kept"])}
-        same = np.array([arch[a] == arch[b] for a, b in zip(res["card"], res["kept"], strict=True)], dtype=bool)
-        basis = np.where(same, "architecture measured", "new architecture")
-        parts.append(pd.DataFrame({"source": str(src), "basis": basis, "log_error": err}))
+        parts.append(pd.DataFrame({"source": str(src), "basis": res["basis"].to_numpy(), "log_error": err}))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["source", "basis", "log_error"])
 
 
@@ -139,10 +136,15 @@ def _one_card_type_coverage(errors: pd.DataFrame, table: dict, scale: float, lev
         mine = mine[mine["basis"].isin(list(table))]
         row: dict = {"rows": len(mine)}
         for key in map(level_key, levels):
-            bound = mine["basis"].map({b: t[key] for b, t in table.items()}).to_numpy(float) * scale
-            row[key] = round(float(np.mean(mine["log_error"].to_numpy(float) <= bound)), 3) if len(mine) else None
+            row[key] = round(_share_inside(mine, table, key, scale), 3) if len(mine) else None
         out[str(src)] = row
     return out
+
+
+def _share_inside(mine: pd.DataFrame, table: dict, key: str, scale) -> float:
+    """The share of ``mine``'s rows whose log error is inside the table's bound at ``key`` times ``scale``."""
+    bound = mine["basis"].map({b: t[key] for b, t in table.items()}).to_numpy(float) * scale
+    return float(np.mean(mine["log_error"].to_numpy(float) <= bound))
 
 
 def _log_errors(res: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
@@ -236,8 +238,7 @@ def _coverage_of(mine: pd.DataFrame, others: pd.DataFrame, levels=LEVELS) -> dic
     scale = _scales(mine, reference)
     row = {"source": ", ".join(sorted(set(mine["source"]))), "rows": len(mine)}
     for key in map(level_key, levels):
-        bound = mine["basis"].map({b: t[key] for b, t in table.items()}).to_numpy(float) * scale
-        row[key] = float(np.mean(mine["log_error"].to_numpy(float) <= bound)) if len(mine) else float("nan")
+        row[key] = _share_inside(mine, table, key, scale) if len(mine) else float("nan")
     return row
 
 

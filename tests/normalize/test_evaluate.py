@@ -181,6 +181,11 @@ def test_a_file_of_one_card_type_by_hand():
     on_four = res["card"] != "B200-SXM-180GB"
     assert res.loc[on_four, "base_bf16_tflops"].to_numpy() == pytest.approx(res.loc[on_four, "throughput"].to_numpy(), rel=1e-9)
     assert (res["pred"] > 0).all() and res["pred"].notna().all()
+    # what each prediction rests on, as the command's intervals read it: H200 beside a file of H100s is
+    # a measured architecture, A100 and B200 new ones
+    kept_h100 = res[res["kept"] == "H100-SXM-80GB"].set_index("card")["basis"]
+    assert set(kept_h100["H200-SXM-141GB"]) == {"architecture measured"}
+    assert set(kept_h100["A100-SXM4-80GB"]) == set(kept_h100["B200-SXM-180GB"]) == {"new architecture"}
 
 
 def test_a_cells_repeats_are_hidden_together():
