@@ -34,7 +34,6 @@ were gathered 2026-12-04 as test sets of other workloads the priors never see.""
 
 from __future__ import annotations
 
-import csv
 import re
 from pathlib import Path
 
@@ -84,7 +83,8 @@ def read_table(path: str | Path, columns: tuple[str, ...], what: str, raw: bool 
     """
     src = str(path)
     try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, encoding="utf-8-sig")
+        # the header read as a row: pandas would rename a repeated column ("throughput.1") and hide it
+        df = pd.read_csv(path, header=None, dtype=str, keep_default_na=False, skipinitialspace=True, encoding="utf-8-sig")
     except FileNotFoundError:
         raise InputError(what, f"no such file: {src}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -93,8 +93,10 @@ def read_table(path: str | Path, columns: tuple[str, ...], what: str, raw: bool 
         raise InputError("line 1", f"empty file; expected a header with columns {', '.join(columns)}", src) from None
     except pd.errors.ParserError as exc:
         raise InputError("(file)", f"not a valid CSV: {exc}", src) from None
-    _refuse_repeated_columns(path, columns, src)
-    df.columns = [str(c).strip() for c in df.columns]
+    header = [str(c).strip() for c in df.iloc[0]]
+    df = df.iloc[1:].reset_index(drop=True)
+    _refuse_repeated_columns(header, columns, src)
+    df.columns = header
     written = list(df.columns)
     canon = [canonical_column(c) for c in df.columns]
     for want in columns:  # a column written in another case or spacing, when it is the only one
@@ -122,19 +124,14 @@ def read_table(path: str | Path, columns: tuple[str, ...], what: str, raw: bool 
     return (out, df) if raw else out
 
 
-def _refuse_repeated_columns(path: str | Path, columns: tuple[str, ...], src: str) -> None:
-    """A key column written twice (``throughput,throughput`` or ``card_type,Card Type``) is refused:
-    pandas would rename the second and read the first, silently picking one of two meanings."""
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            header = next(csv.reader(f), [])
-    except (OSError, UnicodeDecodeError, csv.Error):  # pandas has just read it; its own checks stand
-        return
+def _refuse_repeated_columns(header: list[str], columns: tuple[str, ...], src: str) -> None:
+    """A key column written twice (``throughput,throughput`` or ``card_type,Card Type``) is refused
+    rather than one of its two meanings picked."""
     canon = [canonical_column(c) for c in header]
     for want in columns:
         at = [i + 1 for i, c in enumerate(canon) if c == want]
         if len(at) > 1:
-            cells = ", ".join(repr(header[i - 1].strip()) for i in at)
+            cells = ", ".join(repr(header[i - 1]) for i in at)
             where = f"({cells}, columns {', '.join(map(str, at))})"
             raise InputError("line 1", f"column {want} is written {len(at)} times {where}; keep one", src)
 
