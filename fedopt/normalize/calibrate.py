@@ -15,7 +15,9 @@ architectures' and vendors' efficiencies, and the common workload shares. Caller
   CDNA4-CDNA3 gap) and, where two calibration sets or more agree, half of what the model missed
   for such an architecture when it was hidden in the calibration data (``architecture_bias``),
   and the calibrated scale-out slowdown (how a job slows past one node, from MLPerf's multi-node
-  systems) as the prior of the user's workloads (``--no-priors`` turns all but the last off).
+  systems) as the prior of the user's workloads (``--no-priors`` turns all but the last off),
+  and the calibration's workloads on every catalog card (``reference_rates``, written beside as
+  ``normalize_params.reference.json``) as the neighbours of a user's workload whose group has none.
 
 An evaluation must not use priors calibrated on the set it evaluates: ``fit_settings(exclude=...)``
 calibrates without the named sets (~16 s on 2 cores, cached per process); the evaluation of the shared
@@ -37,6 +39,7 @@ from fedopt.normalize.catalog import MODELS_DIR
 from fedopt.normalize.model import FORMATS, RESOURCES, Hyper, ThroughputModel, _sigmoid
 
 PARAMS_PATH = MODELS_DIR / "normalize_params.json"
+REFERENCE_COUNT = 8  # the calibration's workloads are tabled at this many cards, the count of most of its rows
 PRIOR_SHRINK = 0.5  # share of a card's calibrated deviation from its architecture used as its prior
 ARCH_PRIOR_SHRINK = 1.0  # share of the calibrated gap between two architectures used for an unmeasured one
 ARCH_BIAS_SHRINK = 0.5  # share of the calibrated miss of an unmeasured architecture corrected for
@@ -102,6 +105,41 @@ def calibrate(
         "architecture_bias": architecture_bias(data, hyper, progress),
         "vendors": {v: round(float(np.exp(e)), 4) for v, e in sorted(fz.eta_vendor.items())},
         "cards": dict(sorted(cards.items())),
+        "reference": reference_rates(model, data),
+    }
+
+
+def reference_rates(model: ThroughputModel, data: pd.DataFrame) -> dict:
+    """The calibrated model's log throughput (per ``REFERENCE_COUNT`` cards; None: predicted not
+    to fit) of each workload of ``data`` on every catalog card, and the cards it was measured on:
+    the neighbours of a user's workload whose group has none (``neighbours.ReferenceRatios``).
+    Predicted rather than measured, so every pair of cards has a ratio; the measured cards choose
+    which workloads speak for a pair."""
+    fz = model.fitted
+    assert fz is not None
+    cards = sorted({model.card_key(c) for c in model.resolver.catalog} | {k for k in fz.cards if not k.startswith("?")})
+    grid = pd.DataFrame(
+        {
+            "workload": np.repeat(np.asarray(fz.workloads, dtype=object), len(cards)),
+            "card_type": np.tile(np.asarray(cards, dtype=object), len(fz.workloads)),
+            "cards": REFERENCE_COUNT,
+        }
+    )
+    rate = model.predict(grid, use_measured=False).reshape(len(fz.workloads), len(cards))
+    with np.errstate(divide="ignore"):
+        logs = np.where(rate > 0, np.log(np.maximum(rate, 1e-300)), np.nan)
+    measured = data.assign(key=[model.card_key(c) for c in data["card_type"]])
+    measured_on = measured[measured["throughput"] > 0].groupby("workload")["key"].agg(lambda k: sorted(set(k)))
+    return {
+        "count": REFERENCE_COUNT,
+        "cards": cards,
+        "workloads": {
+            str(w): {
+                "measured_on": measured_on.get(w, []),
+                "log_rate": [None if not np.isfinite(v) else round(float(v), 4) for v in row],
+            }
+            for w, row in zip(fz.workloads, logs, strict=True)
+        },
     }
 
 
@@ -141,16 +179,37 @@ def write_params(path: Path = PARAMS_PATH, progress: Callable[[str], None] | Non
     from fedopt.atomic import write_atomic
 
     params = calibrate(progress=progress)
-    write_atomic(path, json.dumps(params, indent=1) + "\n")
+    rest = {k: v for k, v in params.items() if k != "reference"}
+    write_atomic(reference_path(path), _reference_json(params["reference"]))
+    write_atomic(path, json.dumps(rest, indent=1) + "\n")
     return params
 
 
+def reference_path(params_path: Path) -> Path:
+    """Where the reference table of the parameters file at ``params_path`` lives, beside it
+    (``models/normalize_params.reference.json``)."""
+    return Path(params_path).with_suffix(".reference.json")
+
+
+def _reference_json(reference: dict) -> str:
+    """One line per workload: a 100 x 150 table reads (and diffs) as rows, not 15,000 lines."""
+    head = {k: v for k, v in reference.items() if k != "workloads"}
+    lines = [f"{json.dumps(w)}: {json.dumps(v, separators=(',', ':'))}" for w, v in reference["workloads"].items()]
+    body = json.dumps(head, indent=1)[:-2] + ',\n "workloads": {\n  ' + ",\n  ".join(lines) + "\n }\n}\n"
+    return body
+
+
 def load_params(path: Path = PARAMS_PATH) -> dict:
-    """The calibrated parameters, or {} when the file is missing."""
+    """The calibrated parameters (with the reference table when its file is there), or {} when
+    the file is missing."""
     try:
-        return json.loads(Path(path).read_text())
+        params = json.loads(Path(path).read_text())
     except FileNotFoundError:
         return {}
+    reference = reference_path(path)
+    if reference.exists():
+        params["reference"] = json.loads(reference.read_text())
+    return params
 
 
 def card_priors(params: dict | None = None, shrink: float = PRIOR_SHRINK) -> dict[str, float]:
@@ -194,6 +253,7 @@ def fit_settings(priors: bool = True, exclude: tuple[str, ...] | None = None, re
         out["card_priors"] = card_priors(params)
         out["arch_priors"] = arch_priors(params)
         out["arch_bias"] = arch_bias(params)
+        out["reference"] = params.get("reference")
     return out
 
 

@@ -73,7 +73,7 @@ from scipy.optimize import minimize
 from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor, mig_share
 from fedopt.normalize.footprint import fits_one_card, replica_workloads
 from fedopt.normalize.memory_fit import MemoryFit
-from fedopt.normalize.neighbours import OneCardRatios
+from fedopt.normalize.neighbours import OneCardRatios, ReferenceRatios
 
 RESOURCES = ("compute", "mem", "host")
 # H100 SXM: x = 1 on it
@@ -330,6 +330,7 @@ class ThroughputModel:
         card_priors: dict | None = None,
         arch_priors: dict | None = None,
         arch_bias: dict | None = None,
+        reference: dict | None = None,
     ):
         self.resolver = resolver or CardResolver()
         self.hyper = hyper or Hyper()
@@ -341,6 +342,9 @@ class ThroughputModel:
         # architecture -> log throughput correction for a card whose architecture is not in the fit:
         # what such predictions missed in the calibration data (optional)
         self.arch_bias = arch_bias or {}
+        # the calibration's workloads on every catalog card (calibrate.reference_rates): the neighbours
+        # of a one-card workload whose group has none of its own (optional)
+        self.reference = reference
         self.fitted: Fitted | None = None
         self._one_card: OneCardRatios | None = None  # workloads measured on one card only
         self.memory: MemoryFit | None = None  # cards too small for a workload, from measured zeros
@@ -678,7 +682,8 @@ class ThroughputModel:
         a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap, fm, sr = unpack(res.x)
         # workloads measured on one card only: their ratios across cards come from their group's
         # workloads measured on two or more (neighbours.py)
-        self._one_card = OneCardRatios(self.measured, {w: int(wg[wi[w]]) for w in workloads})
+        reference = None if self.reference is None else ReferenceRatios(self.reference)
+        self._one_card = OneCardRatios(self.measured, {w: int(wg[wi[w]]) for w in workloads}, reference)
         self.fitted = Fitted(
             workloads,
             cards,

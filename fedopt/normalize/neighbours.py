@@ -7,6 +7,11 @@ of the group's workloads measured on two cards or more better than both (24%; ML
 12.7%; ``normalize --evaluate --one-card``), and of those among them that ran on both cards
 better still where suites share few cards (MLPerf 12.3% -> 11.2%, held-out MLPerf Training 27%
 -> 10-16%): the item-based collaborative-filtering answer for a new row of the job x card matrix.
+
+A group with no such workload (every job of the file ran on one card type) borrows the calibration's
+workloads as neighbours (:class:`ReferenceRatios`), within a bound around the model's own ratio:
+unbounded they won on most held-out sets but doubled the error of jobs unlike the calibration's
+(llama.cpp decoding on consumer cards, whose calibrated neighbours are training jobs).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 MIN_NEIGHBOURS_ON_BOTH = 3  # a one-card workload's ratio from at least this many workloads that ran on both cards
+REFERENCE_BOUND = 1.2  # the calibration's neighbours move the model's prediction by at most this factor either way
+REFERENCE_MAX_IQR = 0.2  # ... and only when their log ratios agree: interquartile range below this
 
 # the model's prediction of rows (workloads, card keys, counts, use_measured, scaleout) -> throughputs
 PredictRows = Callable[[np.ndarray, list[str], np.ndarray, bool, None], np.ndarray]
@@ -25,8 +32,11 @@ class OneCardRatios:
     """Built from a fit's measured cells ``(workload, card key, count) -> throughput`` and each
     fitted workload's group (connected component of the workload-card graph)."""
 
-    def __init__(self, measured: dict[tuple[str, str, int], float], groups: dict[str, int]):
+    def __init__(
+        self, measured: dict[tuple[str, str, int], float], groups: dict[str, int], reference: ReferenceRatios | None = None
+    ):
         self.measured = measured
+        self.reference = reference  # the calibration's workloads: neighbours of a group that has none
         cells_of: dict[str, dict[str, dict[int, float]]] = {}
         ran_on: dict[str, set[str]] = {}  # card -> the workloads measured on it
         for (w, k, n), t in measured.items():
@@ -75,6 +85,8 @@ class OneCardRatios:
             k0, levels = one
             n0 = min(levels, key=lambda m: (abs(np.log(m / c)), -m))  # the nearest measured count
             rows.append((i, self.neighbour_set(self.group_of.get(w, -1), k0, k), k, c, k0, n0))
+        if self.reference is not None:
+            rows = self._from_reference(rows, wl, out)
         if not rows:
             return
         # every (neighbours, card, count) needed, the neighbours predicted in one batch
@@ -103,3 +115,59 @@ class OneCardRatios:
                 ratios[key] = float(np.median(d)) if d.size else None
             if ratios[key] is not None:
                 out[i] = levels[n0] * float(np.exp(ratios[key]))
+
+    def _from_reference(self, rows: list[tuple], wl: np.ndarray, out: np.ndarray) -> list[tuple]:
+        """Rows whose group has no neighbours: the model's prediction (from the priors) moved toward the
+        calibration's neighbours' (the workload's level per card times their median ratio, times the
+        count) by at most ``REFERENCE_BOUND``. The other rows are returned for their own neighbours."""
+        assert self.reference is not None
+        rest = []
+        for row in rows:
+            i, g, k, c, k0, n0 = row
+            if self._lists[g]:
+                rest.append(row)
+                continue
+            ratio = self.reference.log_ratio(k0, k)
+            if ratio is None:
+                continue
+            theirs = self.one_card[wl[i]][1][n0] / n0 * c * float(np.exp(ratio))
+            if not theirs > 0:
+                continue
+            bound = float(np.log(REFERENCE_BOUND))
+            out[i] *= float(np.exp(np.clip(np.log(theirs / out[i]), -bound, bound)))
+        return rest
+
+
+class ReferenceRatios:
+    """The calibrated model's log throughput of the calibration's workloads on every catalog card
+    (``calibrate.reference_rates``): the ratio between two cards of the workloads measured on both
+    (three or more), else of those measured on the first, else of all; None where they disagree
+    (interquartile range of their log ratios >= ``REFERENCE_MAX_IQR``) or a card is not in the table."""
+
+    def __init__(self, table: dict):
+        self.card_index = {c: j for j, c in enumerate(table["cards"])}
+        rates = table["workloads"].values()
+        self.logs = np.array([[np.nan if v is None else v for v in w["log_rate"]] for w in rates], dtype=float)
+        self.ran_on = np.zeros(self.logs.shape, dtype=bool)
+        for i, w in enumerate(rates):
+            self.ran_on[i, [self.card_index[c] for c in w["measured_on"] if c in self.card_index]] = True
+        self._ratios: dict[tuple[str, str], float | None] = {}
+
+    def log_ratio(self, card: str, other: str) -> float | None:
+        """Median log(throughput on ``other`` / on ``card``) over the chosen neighbours, or None."""
+        if (card, other) not in self._ratios:
+            self._ratios[(card, other)] = self._ratio(card, other)
+        return self._ratios[(card, other)]
+
+    def _ratio(self, card: str, other: str) -> float | None:
+        a, b = self.card_index.get(card), self.card_index.get(other)
+        if a is None or b is None:
+            return None
+        both, mine = self.ran_on[:, a] & self.ran_on[:, b], self.ran_on[:, a]
+        pick = both if both.sum() >= MIN_NEIGHBOURS_ON_BOTH else mine if mine.sum() >= MIN_NEIGHBOURS_ON_BOTH else slice(None)
+        d = self.logs[pick, b] - self.logs[pick, a]
+        d = d[np.isfinite(d)]
+        if d.size < MIN_NEIGHBOURS_ON_BOTH:
+            return None
+        q25, q50, q75 = np.percentile(d, [25, 50, 75])
+        return float(q50) if q75 - q25 < REFERENCE_MAX_IQR else None

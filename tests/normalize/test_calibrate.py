@@ -81,6 +81,9 @@ def test_priors_for_an_evaluation_never_see_the_evaluated_set():
     shared_only = _params_without(HELD_OUT_SOURCES)
     assert shared_only["sources"] == ["gavel", "mlperf"]
     assert "MI300X" not in shared_only["cards"] and "amd-cdna3" not in shared_only["architectures"]
+    # nor do the reference table's workloads (the neighbours of a file of one card type)
+    assert not any(w.startswith("mlperf-train-v6.0") for w in without["reference"]["workloads"])
+    assert fit_settings(exclude=("training-v6.0",))["reference"] is without["reference"]
 
 
 def test_priors_for_a_server_set_never_see_its_rounds_offline_set(monkeypatch):
@@ -120,6 +123,14 @@ def test_the_shipped_parameters_are_current():
         assert shipped["cards"][key]["efficiency"] == pytest.approx(card["efficiency"], abs=2e-3), key
     for arch, eff in fresh["architectures"].items():
         assert shipped["architectures"][arch] == pytest.approx(eff, abs=2e-3), arch
+    # the reference table (models/normalize_params.reference.json): the same workloads, cards and rates
+    ref, new = shipped["reference"], fresh["reference"]
+    assert ref["cards"] == new["cards"] and ref["workloads"].keys() == new["workloads"].keys()
+    for w, row in new["workloads"].items():
+        assert ref["workloads"][w]["measured_on"] == row["measured_on"], w
+        old = np.array(ref["workloads"][w]["log_rate"], dtype=float)
+        assert np.array_equal(np.isnan(old), np.isnan(np.array(row["log_rate"], dtype=float))), w
+        assert np.nan_to_num(old) == pytest.approx(np.nan_to_num(np.array(row["log_rate"], dtype=float)), abs=5e-3), w
 
 
 def test_an_unmeasured_architecture_takes_its_calibrated_miss(data):

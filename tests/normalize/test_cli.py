@@ -303,7 +303,12 @@ def test_calibrate_writes_the_parameters_file_atomically(tmp_path, capsys, monke
     per_set = {a: list(v["per_set"].values()) for a, v in params["architecture_bias"].items()}
     agree = {a for a, v in per_set.items() if min(v) > 0 or max(v) < 0}
     assert set(calibrate.arch_bias(params)) == agree
-    assert [p.name for p in tmp_path.iterdir()] == ["params.json"]  # no temporary file left
+    # the reference table beside it: both workloads on every catalog card, each measured on all three
+    reference = calibrate.load_params(tmp_path / "params.json")["reference"]
+    assert set(reference["workloads"]) == {"a", "b"} and {"H100-SXM-80GB", "L40S", "MI300X"} <= set(reference["cards"])
+    assert all(len(w["log_rate"]) == len(reference["cards"]) for w in reference["workloads"].values())
+    assert reference["workloads"]["a"]["measured_on"] == ["A100-SXM4-80GB", "H100-SXM-80GB", "L40S"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["params.json", "params.reference.json"]  # no temporary file left
 
 
 def test_replicas_is_the_users_word_that_a_model_that_fits_runs_without_talking(write, tmp_path):

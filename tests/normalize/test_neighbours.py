@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from fedopt.normalize.neighbours import MIN_NEIGHBOURS_ON_BOTH, OneCardRatios
+from fedopt.normalize.calibrate import fit_settings
+from fedopt.normalize.model import ThroughputModel
+from fedopt.normalize.neighbours import (
+    MIN_NEIGHBOURS_ON_BOTH,
+    REFERENCE_BOUND,
+    REFERENCE_MAX_IQR,
+    OneCardRatios,
+    ReferenceRatios,
+)
 
 
 def _ratios() -> OneCardRatios:
@@ -42,3 +51,73 @@ def test_apply_scales_the_measured_level_by_the_median_ratio():
     r.apply(predict, np.array(["solo"], dtype=object), ["C"], np.array([2.0]), out, True)
     # its level at its nearest measured count (1 card of A) times the neighbours' 2 cards of C over 1 of A
     assert out[0] == pytest.approx(10.0 * 6.0)
+
+
+def _table(logs: dict[str, tuple[list[float | None], list[str]]]) -> ReferenceRatios:
+    return ReferenceRatios(
+        {
+            "count": 8,
+            "cards": ["A", "B", "C"],
+            "workloads": {w: {"log_rate": r, "measured_on": on} for w, (r, on) in logs.items()},
+        }
+    )
+
+
+def test_the_reference_ratio_is_the_median_over_workloads_measured_on_both_cards():
+    # x1-x3 measured on A and B (B/A: e^0.5, e^0.6, e^0.7); y1-y2 on A only (e^2: left out while three ran on both)
+    logs = {f"x{i}": ([0.0, 0.4 + 0.1 * i, 0.0], ["A", "B"]) for i in (1, 2, 3)}
+    logs |= {f"y{i}": ([0.0, 2.0, 0.0], ["A"]) for i in (1, 2)}
+    r = _table(logs)
+    assert r.log_ratio("A", "B") == pytest.approx(0.6)
+    assert r.log_ratio("B", "A") == pytest.approx(-0.6)
+    # no three ran on A and C, but five on A: their median C/A, e^0
+    assert r.log_ratio("A", "C") == pytest.approx(0.0)
+    assert r.log_ratio("A", "Z") is None  # a card not in the table
+
+
+def test_neighbours_that_disagree_give_no_reference_ratio():
+    # B/A over x1-x4: 0, 0, 0.3, 0.3: interquartile range 0.3 >= REFERENCE_MAX_IQR
+    logs = {f"x{i}": ([0.0, v, 0.0], ["A", "B"]) for i, v in enumerate((0.0, 0.0, 0.3, 0.3))}
+    assert REFERENCE_MAX_IQR == 0.2
+    assert _table(logs).log_ratio("A", "B") is None
+    # a workload predicted not to fit (None) is no neighbour: two left, too few
+    logs = {f"x{i}": ([0.0, v, 0.0], ["A", "B"]) for i, v in enumerate((0.1, None, None))}
+    assert _table(logs).log_ratio("A", "B") is None
+
+
+def test_a_group_without_neighbours_moves_toward_the_reference_within_the_bound():
+    # "solo" and "duo" ran on A only (a group each, no neighbours); the reference says B = 2 x A, C = 1.1 x A
+    measured = {("solo", "A", 1): 10.0, ("duo", "A", 2): 4.0}
+    logs = {f"x{i}": ([0.0, np.log(2.0), np.log(1.1)], ["A", "B", "C"]) for i in range(3)}
+    r = OneCardRatios(measured, {"solo": 0, "duo": 1}, _table(logs))
+
+    def predict(wl, keys, n, use_measured, scaleout):  # never called: no group has neighbours
+        raise AssertionError
+
+    wl = np.array(["solo", "solo", "duo", "solo", "solo"], dtype=object)
+    out = np.array([10.0, 10.0, 3.0, 7.0, 0.0])  # the model's predictions, from its priors
+    r.apply(predict, wl, ["B", "C", "B", "A", "B"], np.array([1.0, 1.0, 4.0, 1.0, 1.0]), out, True)
+    assert REFERENCE_BOUND == 1.2
+    # solo on B: the reference says 20, at most 1.2 x the model's 10; on C: 11, within the bound;
+    # duo at 4 cards of B: 4 / 2 x 4 x 2 = 16 per the reference, 3 x 1.2 allowed; measured and 0 kept
+    assert out.tolist() == pytest.approx([12.0, 11.0, 3.6, 7.0, 0.0])
+    # without a reference the model's predictions stand
+    out = np.array([10.0, 10.0, 3.0, 7.0, 0.0])
+    OneCardRatios(measured, {"solo": 0, "duo": 1}).apply(predict, wl, ["B", "C", "B", "A", "B"], np.ones(5), out, True)
+    assert out.tolist() == [10.0, 10.0, 3.0, 7.0, 0.0]
+
+
+def test_the_command_s_fit_of_a_file_of_one_card_type_uses_the_shipped_reference():
+    # three jobs on H100 SXM only; the shipped table's neighbours: H200 / H100 agree (its median taken
+    # whole, within the bound), L40S / H100 too (bounded), A100 / H100 do not (the model's ratio stands)
+    settings = fit_settings()
+    ref = ReferenceRatios(settings["reference"])
+    assert ref.log_ratio("H100-SXM-80GB", "A100-SXM4-80GB") is None
+    m = pd.DataFrame({"workload": ["x", "y", "z"], "card_type": "H100 SXM", "cards": 8, "throughput": [100.0, 50.0, 10.0]})
+    q = pd.DataFrame({"workload": ["x", "y", "z"], "card_type": ["A100 SXM4 80GB", "L40S", "H200 SXM"], "cards": 8})
+    with_reference = ThroughputModel(**settings).fit(m).predict(q)
+    without = ThroughputModel(**{k: v for k, v in settings.items() if k != "reference"}).fit(m).predict(q)
+    assert with_reference[0] == pytest.approx(without[0], rel=1e-9)
+    assert with_reference[2] == pytest.approx(10.0 * np.exp(ref.log_ratio("H100-SXM-80GB", "H200-SXM-141GB")))
+    assert with_reference[2] != pytest.approx(without[2])
+    assert 1 / REFERENCE_BOUND - 1e-9 <= with_reference[1] / without[1] <= REFERENCE_BOUND + 1e-9
