@@ -320,6 +320,8 @@ def _calibrate(args) -> int:
 
     params = calibrate.write_params(calibrate.PARAMS_PATH, progress=_progress(args))
     _out(f"wrote {calibrate.PARAMS_PATH}: {len(params['cards'])} cards calibrated on {params['rows']} measurements", True)
+    ref, where = params["reference"], calibrate.reference_path(calibrate.PARAMS_PATH)
+    _out(f"wrote {where}: {len(ref['workloads'])} workloads on {len(ref['cards'])} cards", True)
     return 0
 
 
@@ -495,7 +497,11 @@ def add_normalize(sub) -> None:
     p.add_argument(
         "--json", action="store_true", help="with --evaluate, --table, --speedups, --shares, --catalog or --resolve: JSON"
     )
-    p.add_argument("--calibrate", action="store_true", help="refit models/normalize_params.json on every real set")
+    p.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="refit models/normalize_params.json (and its reference table beside it) on every real set",
+    )
     p.add_argument(
         "--calibrate-intervals",
         action="store_true",

@@ -295,6 +295,7 @@ def test_calibrate_writes_the_parameters_file_atomically(tmp_path, capsys, monke
     err = capsys.readouterr().err
     assert "fedopt: calibrating on 6 measurements" in err and "leave-one-architecture-out: fit 3/3" in err
     assert f"wrote {tmp_path / 'params.json'}: 3 cards calibrated on 6 measurements" in err
+    assert f"wrote {tmp_path / 'params.reference.json'}: 2 workloads on " in err
     params = json.loads((tmp_path / "params.json").read_text())
     archs = {"nvidia-hopper", "nvidia-ampere", "nvidia-ada"}
     assert params["sources"] == ["x", "y"] and set(params["architecture_bias"]) == archs
