@@ -817,14 +817,24 @@ class CardResolver:
 _TWIN_FIELDS = ("fp32_tflops", "fp8_tflops", "fp4_tflops")  # figures the instance's CardType form has no place for
 
 
+def catalog_twin(card: Card, catalog: CardResolver | None = None) -> Card | None:
+    """The catalog card a user's card (``--cards``, an instance's card type) stands for: its id
+    resolved in the catalog alone, kept only when the BF16 peaks agree within 10% (an "h100"
+    of 989 TFLOPS is the H100 SXM; one of 400 is some other card under that name)."""
+    twin = (catalog or CardResolver()).resolve(card.id)
+    if twin is None or abs(twin.bf16_tflops / card.bf16_tflops - 1) > 0.1:
+        return None
+    return twin
+
+
 def with_catalog_figures(card: Card, catalog: CardResolver | None = None) -> Card:
     """A user's card takes the FP32, 8-bit and 4-bit peaks it does not give from its catalog twin
     (same family, BF16 within 10%): the instance form carries BF16 only."""
     missing = [f for f in _TWIN_FIELDS if getattr(card, f) is None]
     if not missing:
         return card
-    twin = (catalog or CardResolver()).resolve(card.id)
-    if twin is None or abs(twin.bf16_tflops / card.bf16_tflops - 1) > 0.1:
+    twin = catalog_twin(card, catalog)
+    if twin is None:
         return card
     scale = card.bf16_tflops / twin.bf16_tflops  # narrow peaks keep their ratio to BF16
     fill = {f: getattr(twin, f) * (1.0 if f == "fp32_tflops" else scale) for f in missing if getattr(twin, f)}

@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor, mig_share
+from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor, catalog_twin, mig_share
 from fedopt.normalize.footprint import fits_one_card, replica_workloads
 from fedopt.normalize.memory_fit import MemoryFit
 from fedopt.normalize.neighbours import OneCardRatios, ReferenceRatios
@@ -355,6 +355,14 @@ class ThroughputModel:
         """The card's catalog (or --cards) id; ``?name`` for a card with no specs."""
         card = self.resolver.resolve(name)
         return card.id if card is not None else "?" + " ".join(str(name).lower().split())
+
+    def _catalog_id(self, key: str) -> str:
+        """The catalog id a card key stands for: a user's card (``--cards``) its catalog twin's, if any."""
+        card = self.resolver.extra.get(key)
+        if card is None:
+            return key
+        twin = catalog_twin(card)
+        return key if twin is None else twin.id
 
     def _card(self, key: str) -> Card | None:
         if key.startswith("?"):
@@ -682,7 +690,7 @@ class ThroughputModel:
         a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap, fm, sr = unpack(res.x)
         # workloads measured on one card only: their ratios across cards come from their group's
         # workloads measured on two or more (neighbours.py)
-        reference = None if self.reference is None else ReferenceRatios(self.reference)
+        reference = None if self.reference is None else ReferenceRatios(self.reference, self._catalog_id)
         self._one_card = OneCardRatios(self.measured, {w: int(wg[wi[w]]) for w in workloads}, reference)
         self.fitted = Fitted(
             workloads,

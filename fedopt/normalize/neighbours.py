@@ -142,9 +142,11 @@ class ReferenceRatios:
     """The calibrated model's log throughput of the calibration's workloads on every catalog card
     (``calibrate.reference_rates``): the ratio between two cards of the workloads measured on both
     (three or more), else of those measured on the first, else of all; None where they disagree
-    (interquartile range of their log ratios >= ``REFERENCE_MAX_IQR``) or a card is not in the table."""
+    (interquartile range of their log ratios >= ``REFERENCE_MAX_IQR``) or a card is not in the table
+    (a user's card is looked up as its catalog twin through ``alias``)."""
 
-    def __init__(self, table: dict):
+    def __init__(self, table: dict, alias: Callable[[str], str] | None = None):
+        self.alias = alias  # a fit's card key -> the table's card id (a user's card -> its catalog twin)
         self.card_index = {c: j for j, c in enumerate(table["cards"])}
         rates = table["workloads"].values()
         self.logs = np.array([[np.nan if v is None else v for v in w["log_rate"]] for w in rates], dtype=float)
@@ -160,6 +162,8 @@ class ReferenceRatios:
         return self._ratios[(card, other)]
 
     def _ratio(self, card: str, other: str) -> float | None:
+        if self.alias is not None:
+            card, other = self.alias(card), self.alias(other)
         a, b = self.card_index.get(card), self.card_index.get(other)
         if a is None or b is None:
             return None

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from fedopt.normalize.calibrate import fit_settings
+from fedopt.normalize.cards import Card, CardResolver
 from fedopt.normalize.model import ThroughputModel
 from fedopt.normalize.neighbours import (
     MIN_NEIGHBOURS_ON_BOTH,
@@ -121,3 +122,23 @@ def test_the_command_s_fit_of_a_file_of_one_card_type_uses_the_shipped_reference
     assert with_reference[2] == pytest.approx(10.0 * np.exp(ref.log_ratio("H100-SXM-80GB", "H200-SXM-141GB")))
     assert with_reference[2] != pytest.approx(without[2])
     assert 1 / REFERENCE_BOUND - 1e-9 <= with_reference[1] / without[1] <= REFERENCE_BOUND + 1e-9
+
+
+def test_a_users_card_reads_the_reference_as_its_catalog_twin():
+    # --cards ids "h100" and "h200" with the catalog's BF16 peaks stand for the H100 / H200 SXM rows of
+    # the table; an "h200" of 400 TFLOPS is another card and keeps the model's ratio
+    settings = fit_settings()
+    ref = ReferenceRatios(settings["reference"])
+    m = pd.DataFrame({"workload": ["x", "y", "z"], "card_type": "h100", "cards": 8, "throughput": [100.0, 50.0, 10.0]})
+    q = pd.DataFrame({"workload": ["z"], "card_type": ["h200"], "cards": 8})
+    h100 = Card(id="h100", bf16_tflops=989, mem_bw_gbs=3350, memory_gb=80, scaleup_gbs=900)
+    for bf16, twin in ((989, True), (400, False)):
+        h200 = Card(id="h200", bf16_tflops=bf16, mem_bw_gbs=4800, memory_gb=141, scaleup_gbs=900)
+        model = ThroughputModel(resolver=CardResolver(extra=[h100, h200]), **settings).fit(m)
+        assert model._catalog_id("h200") == ("H200-SXM-141GB" if twin else "h200")
+        if twin:
+            assert model.predict(q)[0] == pytest.approx(10.0 * np.exp(ref.log_ratio("H100-SXM-80GB", "H200-SXM-141GB")))
+        else:
+            plain = {k: v for k, v in settings.items() if k != "reference"}
+            alone = ThroughputModel(resolver=CardResolver(extra=[h100, h200]), **plain).fit(m)
+            assert model.predict(q)[0] == pytest.approx(alone.predict(q)[0], rel=1e-9)
