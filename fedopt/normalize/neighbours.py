@@ -121,7 +121,7 @@ class OneCardRatios:
         calibration's neighbours' (the workload's level per card times their median ratio, times the
         count) by at most ``REFERENCE_BOUND``. The other rows are returned for their own neighbours."""
         assert self.reference is not None
-        rest = []
+        rest, bound = [], float(np.log(REFERENCE_BOUND))
         for row in rows:
             i, g, k, c, k0, n0 = row
             if self._lists[g]:
@@ -133,7 +133,6 @@ class OneCardRatios:
             theirs = self.one_card[wl[i]][1][n0] / n0 * c * float(np.exp(ratio))
             if not theirs > 0:
                 continue
-            bound = float(np.log(REFERENCE_BOUND))
             out[i] *= float(np.exp(np.clip(np.log(theirs / out[i]), -bound, bound)))
         return rest
 
