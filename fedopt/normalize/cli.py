@@ -521,7 +521,11 @@ def add_normalize(sub) -> None:
         help="with --interval: the calibrated table's bounds as they are, not scaled by how well M.csv predicts "
         "itself (which costs one fit per card type of M.csv)",
     )
-    p.add_argument("--no-priors", action="store_true", help="no calibrated card or architecture priors")
+    p.add_argument(
+        "--no-priors",
+        action="store_true",
+        help="no calibrated card or architecture priors, nor the calibration's workloads as neighbours",
+    )
     p.add_argument(
         "--replicas",
         nargs="?",
