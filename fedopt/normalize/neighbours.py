@@ -151,7 +151,7 @@ class ReferenceRatios:
         self.alias = alias  # a fit's card key -> the table's card id (a user's card -> its catalog twin)
         self.card_index = {c: j for j, c in enumerate(table["cards"])}
         rates = table["workloads"].values()
-        self.logs = np.array([[np.nan if v is None else v for v in w["log_rate"]] for w in rates], dtype=float)
+        self.logs = np.array([w["log_rate"] for w in rates], dtype=float)  # None (predicted not to fit) -> nan
         self.ran_on = np.zeros(self.logs.shape, dtype=bool)
         for i, w in enumerate(rates):
             self.ran_on[i, [self.card_index[c] for c in w["measured_on"] if c in self.card_index]] = True
