@@ -112,6 +112,21 @@ def test_variant_read_as_its_base_card_is_noted(tmp_path, capsys):
     assert "4080 SUPER" not in note  # in the catalog since 2026-12-04
 
 
+def test_a_file_of_one_card_type_is_told_where_its_ratios_come_from(write, tmp_path, capsys):
+    # every workload on the H100 (two names of it): nothing in the file says how its jobs split their time
+    m = str(write("M.csv", "workload,card_type,cards,throughput\nbert,H100 SXM,8,5\nbert,H100 80GB HBM3,1,0.7\nllm,H100,8,2\n"))
+    q = str(write("Q.csv", "workload,card_type,cards\nbert,L40S,8\nllm,H200,8\n"))
+    out = str(tmp_path / "P.csv")
+    for extra, how in (((), "moved toward the calibration's workloads' ratios"), (("--no-priors",), "common time shares")):
+        assert main(["normalize", "--measurements", m, "--query", q, "--out", out, *extra]) == 0
+        note = next(line for line in capsys.readouterr().err.splitlines() if "no workload of --measurements" in line)
+        assert how in note
+    # one workload on two card types: the file's own neighbours, no such note
+    two = str(write("M2.csv", "workload,card_type,cards,throughput\nbert,H100,8,5\nbert,A100,8,2\nllm,H100,8,2\n"))
+    assert main(["normalize", "--measurements", two, "--query", q, "--out", out]) == 0
+    assert "no workload of --measurements" not in capsys.readouterr().err
+
+
 def test_subprocess_interface(files, tmp_path):
     m, q = files
     out = tmp_path / "P.csv"
