@@ -115,10 +115,8 @@ def _basis_notes(basis, query, resolver, meas, priors: bool = True) -> None:
     from fedopt.normalize.cards import missing_variant
 
     pos = meas[meas["throughput"] > 0]
-    cards_of: dict[str, set[str]] = {}  # workload -> the card types it ran on
-    for w, c in zip(pos["workload"], pos["card_type"], strict=True):
-        cards_of.setdefault(w, set()).add(card.id if (card := resolver.resolve(c)) is not None else str(c))
-    if cards_of and max(map(len, cards_of.values())) < 2:
+    ids = {c: card.id if (card := resolver.resolve(c)) is not None else str(c) for c in set(pos["card_type"])}
+    if len(pos) and pos["card_type"].map(ids).groupby(pos["workload"]).nunique().max() < 2:
         how = (
             "the card specs and calibrated priors, moved toward the calibration's workloads' ratios (at most 1.2x)"
             if priors
