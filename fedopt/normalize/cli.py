@@ -103,20 +103,18 @@ def _predict(args) -> int:
     raw.to_csv(buf, index=False, lineterminator="\n")
     write_atomic(args.out, buf.getvalue())
     if not args.quiet:
-        _basis_notes(basis, query, resolver, meas, priors=not args.no_priors)
+        _basis_notes(basis, query, resolver, meas, one_card_type=model.one_card_type(), priors=not args.no_priors)
         _out(f"wrote {args.out}: {len(raw)} predictions from {int((meas['throughput'] > 0).sum())} measurements", True)
     return 0
 
 
-def _basis_notes(basis, query, resolver, meas, priors: bool = True) -> None:
+def _basis_notes(basis, query, resolver, meas, one_card_type: bool = False, priors: bool = True) -> None:
     """The query rows whose predictions rest on the least (``basis``: ThroughputModel.basis of
     each row), the card names of either file read as a related card, and a file where no workload
     ran on two card types (its ratios between cards cannot come from it), on stderr."""
     from fedopt.normalize.cards import missing_variant
 
-    pos = meas[meas["throughput"] > 0]
-    ids = {c: card.id if (card := resolver.resolve(c)) is not None else str(c) for c in set(pos["card_type"])}
-    if len(pos) and pos["card_type"].map(ids).groupby(pos["workload"]).nunique().max() < 2:
+    if one_card_type:  # ThroughputModel.one_card_type: no workload of the fit on two card types
         how = (
             "the card specs and calibrated priors, moved toward the calibration's workloads' ratios (at most 1.2x)"
             if priors

@@ -267,8 +267,9 @@ def keep_one_card_type(
 ) -> pd.DataFrame:
     """A file of one card type: each card type with ``MIN_WORKLOADS_KEPT`` workloads or more keeps
     its rows alone (all counts) as the whole file, and those workloads' rows on every other card are
-    predicted from it. No workload then has neighbours (``neighbours.py``): its ratios come from
-    the priors and specs alone, the cold start of a fleet that has measured one card type. Columns
+    predicted from it. No workload then has neighbours of its own (``neighbours.py``): its ratios come
+    from the specs and priors and, given the calibrated ``reference`` among ``priors``, the calibration's
+    workloads: the cold start of a fleet that has measured one card type. Columns
     as :func:`keep_one_card` (``kept``: the card type of the file)."""
     resolver = resolver or CardResolver()
     keys = np.array([ThroughputModel(resolver=resolver).card_key(n) for n in data["card_type"]])

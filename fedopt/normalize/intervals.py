@@ -42,8 +42,8 @@ KINDS = ("cells", "card", "architecture")
 SCALE_ROWS = 20.0
 SCALE_POWER = 1.0
 # a file where no workload ran on two card types (one card type) cannot say how hard it is, and its
-# predictions rest on the priors alone: its bounds take the scale that made the calibration sets'
-# such files (evaluate.keep_one_card_type) hold this level's share of their rows
+# ratios rest on the priors and the calibration's workloads: its bounds take the scale that made the
+# calibration sets' such files (evaluate.keep_one_card_type) hold this level's share of their rows
 ONE_CARD_TYPE_LEVEL = 0.8
 
 

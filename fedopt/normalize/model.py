@@ -731,6 +731,12 @@ class ThroughputModel:
         # the fit's loss closure stays behind: a fitted model pickles (worker processes, notebooks)
         return {**self.__dict__, "_objective": None}
 
+    def one_card_type(self) -> bool:
+        """True when no workload of the fit ran on two card types: its ratios between cards cannot
+        come from the file (``neighbours.py``; the command says so, and its bounds widen)."""
+        self._need()
+        return self._one_card is None or not any(self._one_card.neighbours.values())
+
     def shares(self, workload: str) -> dict[str, float]:
         """Time shares on the reference card, tensor fraction, the matrix time's shares by number
         format (``tf32``: FP32 work, ``bf16``, ``fp8``, ``fp4``) and the serial fraction (``serial``:

@@ -116,7 +116,9 @@ def test_the_command_s_fit_of_a_file_of_one_card_type_uses_the_shipped_reference
     assert ref.log_ratio("H100-SXM-80GB", "A100-SXM4-80GB") is None
     m = pd.DataFrame({"workload": ["x", "y", "z"], "card_type": "H100 SXM", "cards": 8, "throughput": [100.0, 50.0, 10.0]})
     q = pd.DataFrame({"workload": ["x", "y", "z"], "card_type": ["A100 SXM4 80GB", "L40S", "H200 SXM"], "cards": 8})
-    with_reference = ThroughputModel(**settings).fit(m).predict(q)
+    fitted = ThroughputModel(**settings).fit(m)
+    assert fitted.one_card_type()  # no workload on two card types
+    with_reference = fitted.predict(q)
     without = ThroughputModel(**{k: v for k, v in settings.items() if k != "reference"}).fit(m).predict(q)
     assert with_reference[0] == pytest.approx(without[0], rel=1e-9)
     assert with_reference[2] == pytest.approx(10.0 * np.exp(ref.log_ratio("H100-SXM-80GB", "H200-SXM-141GB")))
