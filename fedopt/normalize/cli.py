@@ -116,13 +116,14 @@ def _basis_notes(basis, query, resolver, meas, one_card_type: bool = False, prio
 
     if one_card_type:  # ThroughputModel.one_card_type: no workload of the fit on two card types
         how = (
-            "the card specs and calibrated priors, moved toward the calibration's workloads' ratios (at most 1.2x)"
+            "the card specs and calibrated priors, moved toward the calibration's ratios (at most 1.5x toward its "
+            "benchmark of the workload's name, else 1.2x toward all its workloads')"
             if priors
             else "the card specs and common time shares (--no-priors)"
         )
         _out(
             "fedopt: note: no workload of --measurements ran on two card types, so the file cannot show how its jobs "
-            f"split their time: the ratios between cards rest on {how} (such files: 23% median error on the held-out "
+            f"split their time: the ratios between cards rest on {how} (such files: 21% median error on the held-out "
             "sets; docs/normalize.md, A file of one card type)",
             True,
         )

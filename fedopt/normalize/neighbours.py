@@ -11,11 +11,15 @@ better still where suites share few cards (MLPerf 12.3% -> 11.2%, held-out MLPer
 A group with no such workload (every job of the file ran on one card type) borrows the calibration's
 workloads as neighbours (:class:`ReferenceRatios`), within a bound around the model's own ratio:
 unbounded they won on most held-out sets but doubled the error of jobs unlike the calibration's
-(llama.cpp decoding on consumer cards, whose calibrated neighbours are training jobs).
+(llama.cpp decoding on consumer cards, whose calibrated neighbours are training jobs). A workload
+named as a calibration benchmark (:func:`benchmark_name`: ``llama2-70b`` and
+``mlperf-inf-v4.1/llama2-70b-99``) takes that benchmark's ratio first, within a wider bound: the
+same job in another round is a closer neighbour than every job of the calibration.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -23,6 +27,7 @@ import numpy as np
 MIN_NEIGHBOURS_ON_BOTH = 3  # a one-card workload's ratio from at least this many workloads that ran on both cards
 REFERENCE_BOUND = 1.2  # the calibration's neighbours move the model's prediction by at most this factor either way
 REFERENCE_MAX_IQR = 0.2  # ... and only when their log ratios agree: interquartile range below this
+REFERENCE_NAME_BOUND = 1.5  # a calibration benchmark of the workload's name moves it by at most this factor
 
 # the model's prediction of rows (workloads, card keys, counts, use_measured, scaleout) -> throughputs
 PredictRows = Callable[[np.ndarray, list[str], np.ndarray, bool, None], np.ndarray]
@@ -119,24 +124,28 @@ class OneCardRatios:
     def _from_reference(self, rows: list[tuple], wl: np.ndarray, out: np.ndarray) -> list[tuple]:
         """Rows whose group has no neighbours: the model's prediction (from the priors) moved toward the
         calibration's neighbours' (the workload's level per card at its nearest measured count times
-        their median ratio, times the asked count) by at most ``REFERENCE_BOUND``. Linear in the count:
+        their median ratio, times the asked count) by at most ``REFERENCE_BOUND``; by at most
+        ``REFERENCE_NAME_BOUND`` toward the ratio of the calibration's workloads of its benchmark name. Linear in the count:
         the model's own rate on the measured card at the asked count in its place did worse on the
         held-out files of one card type (24.5% against 23.2%; their inference systems scale linearly).
         The other rows are returned for their own neighbours."""
         assert self.reference is not None
-        rest, bound = [], float(np.log(REFERENCE_BOUND))
+        rest, bound, name_bound = [], float(np.log(REFERENCE_BOUND)), float(np.log(REFERENCE_NAME_BOUND))
         for row in rows:
             i, g, k, c, k0, n0 = row
             if self._lists[g]:
                 rest.append(row)
                 continue
-            ratio = self.reference.log_ratio(k0, k)
+            ratio = self.reference.named_log_ratio(str(wl[i]), k0, k)
+            limit = name_bound
+            if ratio is None:
+                ratio, limit = self.reference.log_ratio(k0, k), bound
             if ratio is None:
                 continue
             theirs = self.one_card[wl[i]][1][n0] / n0 * c * float(np.exp(ratio))
             if not theirs > 0:
                 continue
-            out[i] *= float(np.exp(np.clip(np.log(theirs / out[i]), -bound, bound)))
+            out[i] *= float(np.exp(np.clip(np.log(theirs / out[i]), -limit, limit)))
         return rest
 
 
@@ -145,7 +154,8 @@ class ReferenceRatios:
     (``calibrate.reference_rates``): the ratio between two cards of the workloads measured on both
     (three or more), else of those measured on the first, else of all; None where they disagree
     (interquartile range of their log ratios >= ``REFERENCE_MAX_IQR``) or a card is not in the table
-    (a user's card is looked up as its catalog twin through ``alias``)."""
+    (a user's card is looked up as its catalog twin through ``alias``). :meth:`named_log_ratio`: the
+    same over the workloads of one benchmark name."""
 
     def __init__(self, table: dict, alias: Callable[[str], str] | None = None):
         self.alias = alias  # a fit's card key -> the table's card id (a user's card -> its catalog twin)
@@ -156,6 +166,28 @@ class ReferenceRatios:
         for i, w in enumerate(rates):
             self.ran_on[i, [self.card_index[c] for c in w["measured_on"] if c in self.card_index]] = True
         self._ratios: dict[tuple[str, str], float | None] = {}
+        self.of_name: dict[str, list[int]] = {}  # benchmark name -> its rows
+        for i, w in enumerate(table["workloads"]):
+            self.of_name.setdefault(benchmark_name(w), []).append(i)
+        self._named: dict[tuple[str, str, str], float | None] = {}
+
+    def named_log_ratio(self, workload: str, card: str, other: str) -> float | None:
+        """Median log(throughput on ``other`` / on ``card``) over the calibration's workloads of
+        ``workload``'s benchmark name (measured on either card or not: the calibrated model's rate of
+        that job), or None when none has that name or the cards are not in the table."""
+        key = (benchmark_name(workload), card, other)
+        if key not in self._named:
+            rows = self.of_name.get(key[0])
+            a, b = self._indices(card, other)
+            d = np.array([]) if not rows or a is None or b is None else self.logs[rows, b] - self.logs[rows, a]
+            d = d[np.isfinite(d)]
+            self._named[key] = float(np.median(d)) if d.size else None
+        return self._named[key]
+
+    def _indices(self, card: str, other: str) -> tuple[int | None, int | None]:
+        if self.alias is not None:
+            card, other = self.alias(card), self.alias(other)
+        return self.card_index.get(card), self.card_index.get(other)
 
     def log_ratio(self, card: str, other: str) -> float | None:
         """Median log(throughput on ``other`` / on ``card``) over the chosen neighbours, or None."""
@@ -164,9 +196,7 @@ class ReferenceRatios:
         return self._ratios[(card, other)]
 
     def _ratio(self, card: str, other: str) -> float | None:
-        if self.alias is not None:
-            card, other = self.alias(card), self.alias(other)
-        a, b = self.card_index.get(card), self.card_index.get(other)
+        a, b = self._indices(card, other)
         if a is None or b is None:
             return None
         both, mine = self.ran_on[:, a] & self.ran_on[:, b], self.ran_on[:, a]
@@ -177,3 +207,12 @@ class ReferenceRatios:
             return None
         q25, q50, q75 = np.percentile(d, [25, 50, 75])
         return float(q50) if q75 - q25 < REFERENCE_MAX_IQR else None
+
+
+def benchmark_name(workload: str) -> str:
+    """The benchmark a workload name stands for, to find it among the calibration's workloads: the
+    part after the last ``/`` (a suite or round prefix), lower case, runs of spaces, ``_`` and ``.``
+    as ``-``, MLPerf's accuracy suffix (``-99``, ``-99.9``) dropped: ``mlperf-inf-v5.0/llama3_1-405b``,
+    ``mlperf-inf-v5.1/llama3.1-405b-99`` and ``Llama3.1 405B`` are all ``llama3-1-405b``."""
+    base = re.sub(r"[\s_.]+", "-", workload.rsplit("/", 1)[-1].strip().lower())
+    return re.sub(r"-99(-9)?$", "", base)

@@ -13,8 +13,10 @@ from fedopt.normalize.neighbours import (
     MIN_NEIGHBOURS_ON_BOTH,
     REFERENCE_BOUND,
     REFERENCE_MAX_IQR,
+    REFERENCE_NAME_BOUND,
     OneCardRatios,
     ReferenceRatios,
+    benchmark_name,
 )
 
 
@@ -106,6 +108,40 @@ def test_a_group_without_neighbours_moves_toward_the_reference_within_the_bound(
     out = np.array([10.0, 10.0, 3.0, 7.0, 0.0])
     OneCardRatios(measured, {"solo": 0, "duo": 1}).apply(predict, wl, ["B", "C", "B", "A", "B"], np.ones(5), out, True)
     assert out.tolist() == [10.0, 10.0, 3.0, 7.0, 0.0]
+
+
+def test_benchmark_names_drop_the_prefix_case_separators_and_accuracy_suffix():
+    assert benchmark_name("mlperf-inf-v4.1/llama2-70b-99") == "llama2-70b"
+    assert benchmark_name("mlperf-inf-v6.1-server/llama2-70b-99.9") == "llama2-70b"
+    assert benchmark_name("mlperf-inf-v5.0/llama3_1-405b") == benchmark_name(" Llama3.1 405B ") == "llama3-1-405b"
+    assert benchmark_name("team/a/resnet50") == "resnet50"
+    assert benchmark_name("gpt-99b") == "gpt-99b"  # a size, not the accuracy suffix
+
+
+def test_a_workload_named_as_a_calibration_benchmark_takes_that_benchmark_s_ratio():
+    # x1-x3 (B/A e^0.1 each, measured on both) agree; "suite-1/bert-99" (B/A e^1.0) and "suite-2/bert"
+    # (e^0.8, measured on neither card: its calibrated rate still counts) are the benchmark "bert": e^0.9
+    logs = {f"x{i}": ([0.0, 0.1, 0.0], ["A", "B"]) for i in (1, 2, 3)}
+    logs |= {"suite-1/bert-99": ([0.0, 1.0, None], ["A"]), "suite-2/bert": ([0.0, 0.8, 0.3], ["C"])}
+    r = _table(logs)
+    assert r.named_log_ratio("BERT", "A", "B") == pytest.approx(0.9)
+    assert r.named_log_ratio("my/bert-99.9", "B", "A") == pytest.approx(-0.9)
+    assert r.named_log_ratio("bert", "A", "C") == pytest.approx(0.3)  # suite-1's None (does not fit) left out
+    assert r.named_log_ratio("gptj", "A", "B") is None  # no such benchmark
+    assert r.named_log_ratio("bert", "A", "Z") is None  # a card not in the table
+    measured = {("bert", "A", 1): 10.0, ("gptj", "A", 1): 10.0}
+
+    def predict(wl, keys, n, use_measured, scaleout):  # never called: no group has neighbours
+        raise AssertionError
+
+    out = np.array([10.0, 10.0, 20.0, 10.0])  # the model's predictions, from its priors
+    wl = np.array(["bert", "gptj", "bert", "bert"], dtype=object)
+    OneCardRatios(measured, {"bert": 0, "gptj": 1}, r).apply(predict, wl, ["B", "B", "B", "C"], np.ones(4), out, True)
+    assert REFERENCE_NAME_BOUND == 1.5
+    # bert on B: 10 e^0.9 = 24.6, at most 1.5 x the model's 10 (15), and within it from 20 (24.6);
+    # gptj: no benchmark of its name, every workload's ratio (e^0.1 = 1.105, within 1.2 x);
+    # bert on C: its benchmark's e^0.3 (13.5), not the all-workload median (0)
+    assert out.tolist() == pytest.approx([15.0, 10.0 * np.exp(0.1), 10.0 * np.exp(0.9), 10.0 * np.exp(0.3)])
 
 
 def test_the_command_s_fit_of_a_file_of_one_card_type_uses_the_shipped_reference():
