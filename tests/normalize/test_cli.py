@@ -117,7 +117,7 @@ def test_a_file_of_one_card_type_is_told_where_its_ratios_come_from(write, tmp_p
     m = str(write("M.csv", "workload,card_type,cards,throughput\nbert,H100 SXM,8,5\nbert,H100 80GB HBM3,1,0.7\nllm,H100,8,2\n"))
     q = str(write("Q.csv", "workload,card_type,cards\nbert,L40S,8\nllm,H200,8\n"))
     out = str(tmp_path / "P.csv")
-    for extra, how in (((), "moved toward the calibration's workloads' ratios"), (("--no-priors",), "common time shares")):
+    for extra, how in (((), "moved toward the calibration's ratios"), (("--no-priors",), "common time shares")):
         assert main(["normalize", "--measurements", m, "--query", q, "--out", out, *extra]) == 0
         note = next(line for line in capsys.readouterr().err.splitlines() if "no workload of --measurements" in line)
         assert how in note
