@@ -472,7 +472,8 @@ def add_normalize(sub) -> None:
     p.add_argument(
         "--one-card",
         action="store_true",
-        help="with --evaluate: also workloads seen on one card only (~3 min on shared data)",
+        help="with --evaluate: also workloads seen on one card only (~3 min on shared data; with --held-out each "
+        "set alone, ~7 min)",
     )
     p.add_argument(
         "--one-card-type",

@@ -234,10 +234,17 @@ def run(args) -> int:
     if args.cells:
         _evaluate_cells(args, data, what, resolver, progress, fit_as, report)
     if args.one_card:
-        from fedopt.normalize.evaluate import keep_one_card
+        from fedopt.normalize.evaluate import each_set_alone, keep_one_card
 
-        one = keep_one_card(data, resolver=resolver, progress=progress, **fit_as)
-        heading = f"workloads seen on one card, on {what}: each workload keeps one card's rows in turn, its other rows predicted"
+        if args.held_out:  # each set as a user's file, as --one-card-type: the calibration's namesakes without it
+            one = each_set_alone(
+                data, unit="one_card", priors=not args.no_priors, resolver=resolver, progress=progress, replicas=args.replicas
+            )
+            where = "each held-out set alone, priors calibrated on every other set"
+        else:
+            one = keep_one_card(data, resolver=resolver, progress=progress, **fit_as)
+            where = what
+        heading = f"workloads seen on one card, on {where}: each workload keeps one card's rows in turn, its other rows predicted"
         report.summary("one_card", heading, summary(one))
         report.keep("one_card", one)
     if args.one_card_type:

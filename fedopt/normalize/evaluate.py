@@ -194,7 +194,8 @@ def each_set_alone(
     replicas: bool | str = False,
 ) -> pd.DataFrame:
     """:func:`leave_one_card_out` (``unit`` "card" or "architecture"), :func:`random_cells` with
-    the baselines (``unit="cells"``) or :func:`keep_one_card_type` (``unit="card_type_file"``), on
+    the baselines (``unit="cells"``), :func:`keep_one_card_type` (``unit="card_type_file"``) or
+    :func:`keep_one_card` (``unit="one_card"``), on
     each ``source`` of ``data`` fitted alone, as a user's file of that set would be, with the priors
     calibrated on every other set (never on itself, nor on a set of the same systems:
     ``calibrate.fit_settings``); ``workers`` processes for the fits; ``replicas``: fitted as
@@ -210,6 +211,8 @@ def each_set_alone(
             parts.append(random_cells(part, resolver=resolver, baselines=True, workers=workers, **fit))
         elif unit == "card_type_file":
             parts.append(keep_one_card_type(part, resolver=resolver, progress=progress, **fit))
+        elif unit == "one_card":
+            parts.append(keep_one_card(part, resolver=resolver, progress=progress, **fit))
         else:
             parts.append(leave_one_card_out(part, resolver=resolver, unit=unit, progress=progress, workers=workers, **fit))
     return pd.concat(parts, ignore_index=True)

@@ -14,7 +14,9 @@ unbounded they won on most held-out sets but doubled the error of jobs unlike th
 (llama.cpp decoding on consumer cards, whose calibrated neighbours are training jobs). A workload
 named as a calibration benchmark (:func:`benchmark_name`: ``llama2-70b`` and
 ``mlperf-inf-v4.1/llama2-70b-99``) takes that benchmark's ratio first, within a wider bound: the
-same job in another round is a closer neighbour than every job of the calibration.
+same job in another round is a closer neighbour than every job of the calibration. Beside a file's
+own neighbours, that benchmark's ratio counts half: the file's neighbours ran on its systems and
+software, the namesake is the same job.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ MIN_NEIGHBOURS_ON_BOTH = 3  # a one-card workload's ratio from at least this man
 REFERENCE_BOUND = 1.2  # the calibration's neighbours move the model's prediction by at most this factor either way
 REFERENCE_MAX_IQR = 0.2  # ... and only when their log ratios agree: interquartile range below this
 REFERENCE_NAME_BOUND = 1.5  # a calibration benchmark of the workload's name moves it by at most this factor
+REFERENCE_NAME_WEIGHT = 0.5  # ... and, beside the file's own neighbours, weighs this much in the log ratio
 
 # the model's prediction of rows (workloads, card keys, counts, use_measured, scaleout) -> throughputs
 PredictRows = Callable[[np.ndarray, list[str], np.ndarray, bool, None], np.ndarray]
@@ -80,8 +83,10 @@ class OneCardRatios:
     ) -> None:
         """Rows of ``out`` whose workload was measured on one card only and ask for another: its
         measured level (at its nearest measured count) times the median ratio (that card / its
-        card) over its neighbours (:meth:`neighbour_set`), predicted by ``predict``. Measured
-        cells and ineligible ones (0) keep their values."""
+        card) over its neighbours (:meth:`neighbour_set`), predicted by ``predict``; for a workload
+        named as a calibration benchmark (``reference``), the weighted geometric mean of that and its
+        namesakes' ratio (``REFERENCE_NAME_WEIGHT``). Measured cells and ineligible ones (0) keep
+        their values."""
         rows = []  # (row, neighbours' key, card, count, its card, its nearest measured count)
         for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
             one = self.one_card.get(w)
@@ -118,7 +123,12 @@ class OneCardRatios:
                 d = logs[(g, k, c)] - logs[(g, k0, n0)]
                 d = d[np.isfinite(d)]
                 ratios[key] = float(np.median(d)) if d.size else None
-            if ratios[key] is not None:
+            named = None if self.reference is None else self.reference.named_log_ratio(str(wl[i]), k0, k)
+            if named is not None:  # the calibration's namesakes, linear in the count like _from_reference
+                theirs = float(np.log(levels[n0] / n0 * c)) + named
+                mine = theirs if ratios[key] is None else float(np.log(levels[n0])) + ratios[key]
+                out[i] = float(np.exp((1.0 - REFERENCE_NAME_WEIGHT) * mine + REFERENCE_NAME_WEIGHT * theirs))
+            elif ratios[key] is not None:
                 out[i] = levels[n0] * float(np.exp(ratios[key]))
 
     def _from_reference(self, rows: list[tuple], wl: np.ndarray, out: np.ndarray) -> list[tuple]:

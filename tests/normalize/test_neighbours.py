@@ -14,6 +14,7 @@ from fedopt.normalize.neighbours import (
     REFERENCE_BOUND,
     REFERENCE_MAX_IQR,
     REFERENCE_NAME_BOUND,
+    REFERENCE_NAME_WEIGHT,
     OneCardRatios,
     ReferenceRatios,
     benchmark_name,
@@ -142,6 +143,27 @@ def test_a_workload_named_as_a_calibration_benchmark_takes_that_benchmark_s_rati
     # gptj: no benchmark of its name, every workload's ratio (e^0.1 = 1.105, within 1.2 x);
     # bert on C: its benchmark's e^0.3 (13.5), not the all-workload median (0)
     assert out.tolist() == pytest.approx([15.0, 10.0 * np.exp(0.1), 10.0 * np.exp(0.9), 10.0 * np.exp(0.3)])
+
+
+def test_beside_the_file_s_neighbours_a_calibration_namesake_counts_half():
+    # "bert" ran on A only (10 at 1 card) in a file whose neighbours a1-a3 say B = 2 x A; the
+    # calibration's "bert" says B = 8 x A (e^ln 8). "solo" has no namesake: the neighbours' ratio alone
+    measured = {("bert", "A", 1): 10.0, ("solo", "A", 1): 10.0}
+    for w in ("a1", "a2", "a3"):
+        measured |= {(w, "A", 1): 1.0, (w, "B", 1): 2.0}
+    groups = {w: 0 for w in ("bert", "solo", "a1", "a2", "a3")}
+    ref = _table({"suite/bert-99": ([0.0, float(np.log(8.0)), 0.0], ["A", "B"])})
+    r = OneCardRatios(measured, groups, ref)
+
+    def predict(wl, keys, n, use_measured, scaleout):  # every neighbour: 2 per card on B, 1 on A
+        return np.array([{"A": 1.0, "B": 2.0}[k] for k in keys]) * n
+
+    out = np.array([1.0, 1.0, 1.0])
+    r.apply(predict, np.array(["bert", "solo", "bert"], dtype=object), ["B", "B", "B"], np.array([1.0, 1.0, 2.0]), out, True)
+    assert REFERENCE_NAME_WEIGHT == 0.5
+    # bert on 1 B: sqrt(10 x 2 x 10 x 8) = 40; solo: 10 x 2; bert on 2 B: the neighbours' 2 B / 1 A = 4,
+    # the namesake's linear in the count 2 x 8 = 16: 10 x sqrt(4 x 16) = 80
+    assert out.tolist() == pytest.approx([40.0, 20.0, 80.0])
 
 
 def test_the_command_s_fit_of_a_file_of_one_card_type_uses_the_shipped_reference():
