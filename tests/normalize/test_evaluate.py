@@ -238,3 +238,28 @@ def test_a_library_caller_stays_in_one_process_unless_it_asks():
         assert fold_workers() == 1
     finally:
         ev._FOLD_WORKERS = before
+
+
+def test_each_set_alone_fits_every_set_with_priors_calibrated_without_it(monkeypatch):
+    # each source's rows go to the unit's evaluation alone, with the settings fit_settings gives
+    # when told to leave that source out (its namesakes and priors then never saw it)
+    import fedopt.normalize.calibrate as calibrate
+    import fedopt.normalize.evaluate as evaluate
+
+    seen = []
+    monkeypatch.setattr(calibrate, "fit_settings", lambda priors, exclude, replicas: {"tag": exclude[0]})
+
+    def fake(unit):
+        def run(part, resolver=None, progress=None, tag=None, **_):
+            seen.append((unit, tag, sorted(set(part["source"]))))
+            return part.assign(pred=1.0)
+
+        return run
+
+    for name, unit in (("keep_one_card", "one_card"), ("keep_one_card_type", "card_type_file")):
+        monkeypatch.setattr(evaluate, name, fake(unit))
+    data = pd.DataFrame({"workload": ["a", "b", "c"], "source": ["s2", "s1", "s2"], "throughput": 1.0})
+    for unit in ("one_card", "card_type_file"):
+        out = evaluate.each_set_alone(data, unit=unit)
+        assert len(out) == 3
+    assert seen == [(u, s, [s]) for u in ("one_card", "card_type_file") for s in ("s1", "s2")]
