@@ -21,6 +21,7 @@ software, the namesake is the same job.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -219,6 +220,7 @@ class ReferenceRatios:
         return float(q50) if q75 - q25 < REFERENCE_MAX_IQR else None
 
 
+@functools.lru_cache(maxsize=1 << 16)  # asked once per query row
 def benchmark_name(workload: str) -> str:
     """The benchmark a workload name stands for, to find it among the calibration's workloads: the
     part after the last ``/`` (a suite or round prefix), lower case, runs of spaces, ``_`` and ``.``
