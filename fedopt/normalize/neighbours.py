@@ -126,11 +126,16 @@ class OneCardRatios:
                 ratios[key] = float(np.median(d)) if d.size else None
             named = None if self.reference is None else self.reference.named_log_ratio(str(wl[i]), k0, k)
             if named is not None:  # the calibration's namesakes, linear in the count like _from_reference
-                theirs = float(np.log(levels[n0] / n0 * c)) + named
+                theirs = float(np.log(self.linear_level(str(wl[i]), n0, c))) + named
                 mine = theirs if ratios[key] is None else float(np.log(levels[n0])) + ratios[key]
                 out[i] = float(np.exp((1.0 - REFERENCE_NAME_WEIGHT) * mine + REFERENCE_NAME_WEIGHT * theirs))
             elif ratios[key] is not None:
                 out[i] = levels[n0] * float(np.exp(ratios[key]))
+
+    def linear_level(self, workload: str, n0: int, c: int) -> float:
+        """A one-card workload's level on its card at ``n0`` cards scaled linearly to ``c``: where the
+        calibration's ratios (at one count) start from."""
+        return self.one_card[workload][1][n0] / n0 * c
 
     def _from_reference(self, rows: list[tuple], wl: np.ndarray, out: np.ndarray) -> list[tuple]:
         """Rows whose group has no neighbours: the model's prediction (from the priors) moved toward the
@@ -153,7 +158,7 @@ class OneCardRatios:
                 ratio, limit = self.reference.log_ratio(k0, k), bound
             if ratio is None:
                 continue
-            theirs = self.one_card[wl[i]][1][n0] / n0 * c * float(np.exp(ratio))
+            theirs = self.linear_level(str(wl[i]), n0, c) * float(np.exp(ratio))
             if not theirs > 0:
                 continue
             out[i] *= float(np.exp(np.clip(np.log(theirs / out[i]), -limit, limit)))
