@@ -179,12 +179,11 @@ class ReferenceRatios:
         rates = table["workloads"].values()
         self.logs = np.array([w["log_rate"] for w in rates], dtype=float)  # None (predicted not to fit) -> nan
         self.ran_on = np.zeros(self.logs.shape, dtype=bool)
-        for i, w in enumerate(rates):
-            self.ran_on[i, [self.card_index[c] for c in w["measured_on"] if c in self.card_index]] = True
-        self._ratios: dict[tuple[str, str], float | None] = {}
         self.of_name: dict[str, list[int]] = {}  # benchmark name -> its rows
-        for i, w in enumerate(table["workloads"]):
-            self.of_name.setdefault(benchmark_name(w), []).append(i)
+        for i, (name, w) in enumerate(table["workloads"].items()):
+            self.ran_on[i, [self.card_index[c] for c in w["measured_on"] if c in self.card_index]] = True
+            self.of_name.setdefault(benchmark_name(name), []).append(i)
+        self._ratios: dict[tuple[str, str], float | None] = {}
         self._named: dict[tuple[str, str, str], float | None] = {}
 
     def named_log_ratio(self, workload: str, card: str, other: str) -> float | None:
