@@ -814,7 +814,9 @@ class CardResolver:
         return max(hits, key=score)
 
 
-_TWIN_FIELDS = ("fp32_tflops", "fp8_tflops", "fp4_tflops")  # figures the instance's CardType form has no place for
+# figures the instance's CardType form makes optional: a card type without them takes its twin's
+_TWIN_FIELDS = ("fp32_tflops", "fp8_tflops", "fp4_tflops", "power_w")
+_UNSCALED = ("fp32_tflops", "power_w")  # not peaks of the BF16 matrix units: copied as they are
 
 
 def catalog_twin(card: Card, catalog: CardResolver | None = None) -> Card | None:
@@ -828,8 +830,9 @@ def catalog_twin(card: Card, catalog: CardResolver | None = None) -> Card | None
 
 
 def with_catalog_figures(card: Card, catalog: CardResolver | None = None) -> Card:
-    """A user's card takes the FP32, 8-bit and 4-bit peaks it does not give from its catalog twin
-    (same family, BF16 within 10%): the instance form carries BF16 only."""
+    """A user's card takes the FP32, 8-bit and 4-bit peaks and the board power it does not give from
+    its catalog twin (same family, BF16 within 10%): an instance's card types seldom carry them, and
+    the model reads a power-limited card's clocks from its power (``CardResolver.power_deficit``)."""
     missing = [f for f in _TWIN_FIELDS if getattr(card, f) is None]
     if not missing:
         return card
@@ -837,7 +840,7 @@ def with_catalog_figures(card: Card, catalog: CardResolver | None = None) -> Car
     if twin is None:
         return card
     scale = card.bf16_tflops / twin.bf16_tflops  # narrow peaks keep their ratio to BF16
-    fill = {f: getattr(twin, f) * (1.0 if f == "fp32_tflops" else scale) for f in missing if getattr(twin, f)}
+    fill = {f: getattr(twin, f) * (1.0 if f in _UNSCALED else scale) for f in missing if getattr(twin, f)}
     return dataclasses.replace(card, **fill) if fill else card
 
 

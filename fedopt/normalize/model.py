@@ -364,6 +364,11 @@ class ThroughputModel:
         twin = catalog_twin(card)
         return key if twin is None else twin.id
 
+    def _card_prior(self, key: str) -> float:
+        """The card's calibrated efficiency offset; a user's card (``--cards``, an instance's card
+        types) takes its catalog twin's, as the calibration measured that hardware under its catalog id."""
+        return float(self.card_priors.get(self._catalog_id(key), 0.0))
+
     def _card(self, key: str) -> Card | None:
         if key.startswith("?"):
             return None
@@ -461,7 +466,7 @@ class ThroughputModel:
         a_vend = np.array([vendors.index(vendor_of[a]) for a in archs], dtype=np.int64)
         arch_off = np.array([self._arch_offset(a) for a in archs])
         lam_eta = np.array([h.lam_eta_unknown if c.startswith("?") else h.lam_eta for c in cards])
-        prior_off = np.array([self.card_priors.get(c, 0.0) for c in cards])
+        prior_off = np.array([self._card_prior(c) for c in cards])
         deficit = np.array([self.resolver.power_deficit(self._card(c)) for c in cards])
 
         # a workload measured only on cards without matrix units (K80, P100) shows no use of them
@@ -775,7 +780,7 @@ class ThroughputModel:
             base = self._eta_arch_from_priors(arch, vendor)
         if base is None:
             base = fz.eta_vendor.get(vendor, fz.mu)
-        return base + self.card_priors.get(key, 0.0) - fz.kappa * self.resolver.power_deficit(self._card(key))
+        return base + self._card_prior(key) - fz.kappa * self.resolver.power_deficit(self._card(key))
 
     def _arch_offset(self, arch: str) -> float:
         """How far an architecture's calibrated miss moves its efficiency centre in a fit (log)."""

@@ -215,6 +215,22 @@ def test_cards_file(tmp_path):
     )
     (card,) = load_cards_file(p)
     assert card.fp32_tflops == 67  # from the catalog twin
+    assert card.power_w == 700  # the H100 SXM's board power, so its clocks read as the twin's
+
+
+def test_a_users_power_limited_card_reads_as_its_twin(tmp_path):
+    # an "L4" in the CardType form without power_w: the catalog L4's 72 W, so the model charges it the
+    # same sustained-clock deficit; a power given wins, and a card with no twin has none
+    res = CardResolver()
+    l4 = res.resolve("L4")
+    base = {"vendor": "nvidia", "stack": "cuda", "memory_gb": 24, "bf16_tflops": l4.bf16_tflops, "mem_bw_gbs": 300}
+    p = tmp_path / "cards.json"
+    p.write_text(json.dumps([base | {"id": "L4"}, base | {"id": "NVIDIA L4", "power_w": 150}, base | {"id": "card-9"}]))
+    twin, given, alone = load_cards_file(p)
+    assert twin.power_w == l4.power_w == 72
+    assert res.power_deficit(twin) == pytest.approx(res.power_deficit(l4)) and res.power_deficit(l4) > 0
+    assert given.power_w == 150 and res.power_deficit(given) < res.power_deficit(l4)
+    assert alone.power_w is None and res.power_deficit(alone) == 0
 
 
 def test_narrow_format_peaks():

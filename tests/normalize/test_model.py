@@ -204,3 +204,33 @@ def test_an_architectures_calibrated_miss_moves_its_centre_when_it_is_in_the_fil
     assert pred[1.0] < pred[0.5] < pred[0.0]
     other = ThroughputModel(hyper=Hyper(arch_bias_in_fit=1.0), arch_bias={"nvidia-blackwell": 0.3}).fit(data)
     assert other.fitted.eta_arch["amd-cdna3"] == pytest.approx(centre[0.0], abs=1e-6)
+
+
+def test_a_users_card_takes_its_catalog_twins_calibrated_offset():
+    """--cards (or an instance's) "h100" / "a100" with the catalog's specs are the H100 / A100 SXM the
+    calibration measured: the fit gives them those cards' offsets and predicts as the catalog names do;
+    an "a100" of another BF16 peak has no twin and no offset."""
+    import dataclasses
+
+    from fedopt.normalize.calibrate import fit_settings
+
+    settings = {k: v for k, v in fit_settings().items() if k != "reference"}  # card priors, not namesakes
+    assert settings["card_priors"]["H100-SXM-80GB"] != 0 and settings["card_priors"]["A100-SXM4-80GB"] != 0
+    rates = {"x": (1.0, 0.5), "y": (1.0, 0.4), "z": (1.0, 0.3)}
+    ask = pd.DataFrame({"workload": list(rates), "card_type": "H20", "cards": 1})
+
+    def fit(h100: str, a100: str, extra=()) -> ThroughputModel:
+        rows = [(w, c, 1, r) for w, pair in rates.items() for c, r in zip((h100, a100), pair, strict=True)]
+        data = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+        return ThroughputModel(resolver=CardResolver(extra=list(extra)), **settings).fit(data)
+
+    catalog = CardResolver()
+    h100 = dataclasses.replace(catalog.resolve("H100-SXM-80GB"), id="h100")
+    as_catalog = fit("H100-SXM-80GB", "A100-SXM4-80GB").predict(ask)
+    for a100_bf16, twin in ((312, True), (250, False)):
+        a100 = dataclasses.replace(catalog.resolve("A100-SXM4-80GB"), id="a100", bf16_tflops=a100_bf16)
+        users = fit("h100", "a100", (h100, a100))
+        assert users._card_prior("h100") == settings["card_priors"]["H100-SXM-80GB"]
+        assert users._card_prior("a100") == (settings["card_priors"]["A100-SXM4-80GB"] if twin else 0.0)
+        if twin:
+            assert users.predict(ask) == pytest.approx(as_catalog, rel=1e-6)
