@@ -540,7 +540,8 @@ def add_normalize(sub) -> None:
     p.add_argument(
         "--no-priors",
         action="store_true",
-        help="no calibrated card or architecture priors, nor the calibration's workloads as neighbours",
+        help="no calibrated card or architecture priors, nor the calibration's workloads as neighbours "
+        "(with --table: nor calibrated efficiencies for profiles)",
     )
     p.add_argument(
         "--replicas",

@@ -6,11 +6,13 @@ Each cell, first that applies:
 
 1. the job's measured ``throughput`` on that type;
 2. when the job is measured on two or more types: the throughput model fitted on all the
-   instance's measured rates (its shares come from its own measurements);
+   instance's measured rates (its shares come from its own measurements), as ``normalize
+   --measurements`` fits a user's file: calibrated priors, each card type under its catalog twin;
 3. when the job has a ``profile``: the roofline rate of the profile with calibrated per-card
    efficiencies (``roofline.profile_rate_calibrated``), scaled to the job's measured rates when
    it has any;
-4. when the job is measured on one type only: the throughput model (the common shares);
+4. when the job is measured on one type only: the throughput model (its neighbours' ratios, or the
+   calibration's workloads' when no job of the instance was measured on two types);
 5. otherwise 0 (no way to run it: ineligible, as the instance loader treats it).
 
 A job whose memory (``memory_gb`` or ``profile.memory_gb``) exceeds a type's memory gets 0 there.
@@ -23,9 +25,11 @@ import json
 import numpy as np
 import pandas as pd
 
+from fedopt.normalize.calibrate import fit_settings, load_params
 from fedopt.normalize.cards import CardResolver, from_card_type
 from fedopt.normalize.model import ThroughputModel
-from fedopt.normalize.roofline import card_specs, profile_rate, profile_rate_calibrated
+from fedopt.normalize.roofline import calibrated as calibrated_spec
+from fedopt.normalize.roofline import card_specs, profile_rate
 
 
 def _class_label(job) -> str:
@@ -41,7 +45,11 @@ def _class_label(job) -> str:
 def rate_table(instance, by: str = "job", calibrated: bool = True) -> pd.DataFrame:
     """Rates [jobs x card types] (``by="job"``) or [job classes x card types] (``by="class"``: jobs
     with the same kind and profile; each cell the geometric mean of the class's positive rates,
-    ``attrs["jobs"]`` the class sizes). ``calibrated=False`` uses the plain roofline for profiles."""
+    ``attrs["jobs"]`` the class sizes). The throughput model fits as ``normalize --measurements``
+    fits a user's file (``calibrate.fit_settings``: calibrated card and architecture priors, the
+    calibration's workloads as neighbours), so a card type no job of the instance was measured on
+    gets its calibrated efficiency, not the specs' alone. ``calibrated=False`` (``--no-priors``):
+    no priors, and the plain roofline for profiles."""
     doc = instance.doc
     types = list(doc.card_types)
     ids = [t.id for t in types]
@@ -52,12 +60,17 @@ def rate_table(instance, by: str = "job", calibrated: bool = True) -> pd.DataFra
     specs = card_specs(types, cards=cards)  # with the 8-/4-bit peaks the catalog twins give
     ref = specs[instance.reference_type]
     table = np.zeros((len(jobs), len(ids)))
+    # the specs profiles run on: with calibrated efficiencies (as roofline.profile_rate_calibrated),
+    # worked out once per card type, not once per job and type
+    params = load_params() if calibrated else None
+    prof_ref = calibrated_spec(ref, ref, params) if calibrated else ref
+    prof_specs = [calibrated_spec(s, ref, params) for s in specs] if calibrated else specs
 
     rows = [(j.id, t, 1, r) for j in jobs for t, r in j.throughput.items() if t in ids and r > 0]
     model = None
     if rows:
         meas = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
-        model = ThroughputModel(resolver=resolver).fit(meas)
+        model = ThroughputModel(resolver=resolver, **fit_settings(priors=calibrated)).fit(meas)
 
     for j, job in enumerate(jobs):
         measured = {t: r for t, r in job.throughput.items() if t in ids}
@@ -70,13 +83,8 @@ def rate_table(instance, by: str = "job", calibrated: bool = True) -> pd.DataFra
         from_profile = None
         if job.profile is not None:
             p = job.profile
-            rate = profile_rate_calibrated if calibrated else profile_rate
-            from_profile = np.array(
-                [
-                    rate(p.tflop_per_unit, p.gb_per_unit, p.comm_gb_per_unit, p.memory_gb, s, ref, precision=p.precision)
-                    for s in specs
-                ]
-            )
+            work = (p.tflop_per_unit, p.gb_per_unit, p.comm_gb_per_unit, p.memory_gb)
+            from_profile = np.array([profile_rate(*work, s, prof_ref, precision=p.precision) for s in prof_specs])
             known = [(from_profile[ids.index(t)], measured[t]) for t in pos if from_profile[ids.index(t)] > 0]
             if known:
                 from_profile = from_profile * float(np.exp(np.mean([np.log(m / f) for f, m in known])))

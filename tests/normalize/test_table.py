@@ -56,6 +56,37 @@ def test_profile_only_jobs_and_memory():
     assert len(classes) == 2 and classes.attrs["jobs"] == {k: 1 for k in classes.index}
 
 
+def test_the_table_fits_as_the_normalize_command_does(tmp_path, capsys):
+    """No job measured on the H20 or the 910B: their cells are the command's predictions for the same
+    measurements (calibrated priors included), and differ from a fit without priors."""
+    import csv
+    import json
+
+    doc = tiny_doc("eligibility")
+    rates = {"BIG": {"H100": 1.0, "A100": 0.5}, "ASC": {"H100": 1.0, "A100": 0.4}, "EU": {"H100": 1.0, "A100": 0.3}}
+    doc["jobs"] = [
+        {"id": j, "cards": 1, "throughput": r} for j, r in rates.items()
+    ]  # no profile, no memory: every cell is the model's or measured
+    inst = parse_instance(doc)
+    table = rate_table(inst, by="job")
+    plain = rate_table(inst, by="job", calibrated=False)
+
+    m, q, p, cards = (tmp_path / n for n in ("m.csv", "q.csv", "p.csv", "cards.json"))
+    m.write_text(
+        "workload,card_type,cards,throughput\n" + "".join(f"{j},{c},1,{v}\n" for j, r in rates.items() for c, v in r.items())
+    )
+    q.write_text("workload,card_type,cards\n" + "".join(f"{j},{c},1\n" for j in rates for c in ("H20", "910B")))
+    cards.write_text(json.dumps(doc["card_types"]))
+    args = ["normalize", "--measurements", str(m), "--query", str(q), "--out", str(p), "--cards", str(cards), "--quiet"]
+    assert main(args) == 0
+    moved = []
+    for row in csv.DictReader(p.open()):
+        cell = table.loc[row["workload"], row["card_type"]]
+        assert cell == pytest.approx(float(row["throughput"]), rel=1e-4)
+        moved.append(abs(cell / plain.loc[row["workload"], row["card_type"]] - 1))
+    assert len(moved) == 6 and max(moved) > 0.03  # the priors (the H100's and A100's offsets under their catalog ids) moved them
+
+
 def test_table_command(capsys):
     assert main(["normalize", "--table", str(TINY / "eligibility.json")]) == 0
     out = capsys.readouterr().out
