@@ -824,9 +824,17 @@ def catalog_twin(card: Card, catalog: CardResolver | None = None) -> Card | None
     resolved in the catalog alone, kept only when the BF16 peaks agree within 10% (an "h100"
     of 989 TFLOPS is the H100 SXM; one of 400 is some other card under that name)."""
     twin = (catalog or CardResolver()).resolve(card.id)
-    if twin is None or abs(twin.bf16_tflops / card.bf16_tflops - 1) > 0.1:
+    if twin is None or not same_bf16_peak(twin.bf16_tflops, card.bf16_tflops):
         return None
     return twin
+
+
+TWIN_BF16_TOLERANCE = 0.1  # a user's card and the catalog card its name resolves to are one card within this
+
+
+def same_bf16_peak(catalog_tflops: float, users_tflops: float) -> bool:
+    """Whether a user's card under a catalog name is that card: BF16 peaks within 10%."""
+    return abs(catalog_tflops / users_tflops - 1) <= TWIN_BF16_TOLERANCE
 
 
 def with_catalog_figures(card: Card, catalog: CardResolver | None = None) -> Card:

@@ -91,18 +91,21 @@ def calibrated(card: CardSpec, reference: CardSpec | None = None, params: dict |
     """``card`` with the efficiency calibrated on measurements (``models/normalize_params.json``),
     relative to ``reference`` (which then has 1.0, so a compute-bound job on it stays 1.0).
 
-    The card is matched to the catalog by its id (``"H100"``, ``"NVIDIA H100-SXM5-80GB"`` ...);
-    a card measured in the calibration takes its own efficiency, another its architecture's (an
-    H20 takes Hopper's), vendor's, or the common one. Without the file every efficiency is 1.
+    The card is matched to the catalog by its id (``"H100"``, ``"NVIDIA H100-SXM5-80GB"`` ...)
+    when their BF16 peaks agree (``cards.catalog_twin``'s rule); a card measured in the calibration
+    takes its own efficiency, another its architecture's (an H20 takes Hopper's), vendor's, or the
+    common one (also a card with no twin). Without the file every efficiency is 1.
     """
     from fedopt.normalize.calibrate import efficiency, load_params
-    from fedopt.normalize.cards import CardResolver
+    from fedopt.normalize.cards import CardResolver, same_bf16_peak
 
     params = load_params() if params is None else params
     res = CardResolver()
 
     def eff(spec: CardSpec) -> float:
         hit = res.resolve(spec.id)
+        if hit is not None and not same_bf16_peak(hit.bf16_tflops, spec.bf16_tflops):
+            return float(params["common"]["efficiency"]) if params else 1.0  # another card under a catalog name
         return efficiency(hit.id if hit is not None else spec.id, params)
 
     rel = eff(card) / (eff(reference) if reference is not None else 1.0)

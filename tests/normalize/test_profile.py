@@ -51,6 +51,13 @@ def test_calibrated_efficiency_is_opt_in_and_relative_to_the_reference():
     # H20 is not measured: it takes its architecture's (Hopper's) efficiency, so relative to the H100 it is 1
     assert calibrated(H20, H100, params=params).efficiency == pytest.approx(1.0)
     assert calibrated(B910, H100, params=params).efficiency == pytest.approx(1.0 / 0.8)
+    # a card under a catalog name but of other specs is not that card: the common efficiency
+    import dataclasses
+
+    other = dataclasses.replace(H20, bf16_tflops=H20.bf16_tflops * 1.5)
+    assert calibrated(other, H100, params=params).efficiency == pytest.approx(1.0 / 0.8)
+    near = dataclasses.replace(H20, bf16_tflops=H20.bf16_tflops * 1.05)  # within 10%: the H20 still
+    assert calibrated(near, H100, params=params).efficiency == pytest.approx(1.0)
     # the shipped calibration: every card gets a positive finite efficiency
     for c in (H100, H20, A100, B910, L4):
         assert 0.2 < calibrated(c, H100).efficiency < 5
