@@ -366,6 +366,10 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         m for m in ("evaluate", "table", "calibrate", "calibrate_intervals", "speedups", "shares", "catalog") if getattr(args, m)
     ]
     modes += ["resolve"] if args.resolve is not None else []
+    if args.evaluate and args.table:  # --evaluate --table INSTANCE: leave-one-card-out on the instance's measured rates
+        if args.fill:
+            raise InputError("--fill", "goes with --table alone, not with --evaluate")
+        modes.remove("table")
     predicting = (args.query is not None and args.resolve is None) or args.out is not None
     if len(modes) + predicting > 1:
         raise InputError(
@@ -495,7 +499,11 @@ def add_normalize(sub) -> None:
         action="store_true",
         help="with --measurements: what the fit read per workload (time shares, tensor fraction, number formats)",
     )
-    p.add_argument("--table", metavar="instance.json", help="print the instance's rate table (job class x card type)")
+    p.add_argument(
+        "--table",
+        metavar="instance.json",
+        help="print the instance's rate table (job class x card type); with --evaluate: leave-one-card-out on its measured rates",
+    )
     p.add_argument("--by-job", action="store_true", help="with --table: one row per job")
     p.add_argument(
         "--fill",

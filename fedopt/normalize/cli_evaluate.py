@@ -1,8 +1,8 @@
 """``python -m fedopt normalize --evaluate``: the model's held-out errors against the spec-ratio
 baselines, as markdown tables, one JSON document (``--json``) or every evaluated row (``--rows``).
 
-normalize --evaluate [--measurements M.csv | --held-out [--sets SET,...]] [--cards cards.json] [--by-card] [--cells]
-                     [--architectures] [--one-card] [--one-card-type] [--plot FILE.png] [--rows FILE.csv]
+normalize --evaluate [--measurements M.csv | --held-out [--sets SET,...] | --table INSTANCE] [--cards cards.json]
+                     [--by-card] [--cells] [--architectures] [--one-card] [--one-card-type] [--plot FILE.png] [--rows FILE.csv]
                      [--profiles P.csv] [--json]
 """
 
@@ -179,7 +179,19 @@ def run(args) -> int:
     if args.sets and not args.held_out:
         raise InputError("--sets", "goes with --held-out")
     sets = _held_out_sets(args.sets) if args.held_out else ()
-    if args.measurements or args.held_out:
+    if args.table:
+        if args.measurements or args.held_out or args.profiles:
+            raise InputError("--table", "with --evaluate: the instance's rates alone (no --measurements, --held-out, --profiles)")
+        from fedopt.instance import load_instance
+        from fedopt.normalize.cards import CardResolver
+        from fedopt.normalize.table import instance_cards, measured_rows
+
+        inst = load_instance(args.table)
+        data = measured_rows(inst)
+        resolver = CardResolver(extra=[*resolver.extra.values(), *instance_cards(inst)])  # the instance's types win
+        what = f"the measured rates of {args.table} (per card, reference-card units)"
+        fit_as = _fit_settings(args)  # as its rate table fits them
+    elif args.measurements or args.held_out:
         if args.held_out:
             from fedopt.normalize.data import held_out_measurements
 
@@ -210,7 +222,8 @@ def run(args) -> int:
     progress = _progress(args)
     res = leave_one_card_out(data, resolver=resolver, progress=progress, workers=fold_workers(), **fit_as)
     if res.empty:
-        raise InputError("--measurements", "no card can be left out: need measurements of a workload on two card types")
+        where = "--table" if args.table else "--measurements"
+        raise InputError(where, "no card can be left out: need measurements of a workload on two card types")
     report = _Report(args.json, args.rows)
     tab = summary(res)
     heading = f"leave-one-card-out on {what}: absolute relative error of held-out throughputs"
@@ -271,7 +284,7 @@ def run(args) -> int:
                 _out_by_card(report, "each_set_alone_by_card", alone, "each held-out set fitted alone")
         if "training-v6.0" in sets:
             _held_out_scaleout(resolver, _fit_settings(args, exclude=("training-v6.0",)), report)
-    if not (args.measurements or args.held_out):
+    if not (args.measurements or args.held_out or args.table):
         from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout, scaleout_summary
 
         so = leave_one_workload_scaleout(shared_measurements(scaleout=True), resolver=resolver, progress=progress)

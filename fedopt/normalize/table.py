@@ -42,6 +42,20 @@ def _class_label(job) -> str:
     )
 
 
+def instance_cards(instance) -> list:
+    """The instance's card types as the model's cards (``--cards`` form; catalog twins' figures)."""
+    catalog = CardResolver()
+    return [from_card_type(t, catalog) for t in instance.doc.card_types]
+
+
+def measured_rows(instance) -> pd.DataFrame:
+    """The rates the table's model fits on: each job's positive measured ``throughput`` per card type,
+    one card each (rates per card-hour, reference-card units), in ``normalize --measurements`` columns."""
+    ids = {t.id for t in instance.doc.card_types}
+    rows = [(j.id, t, 1, r) for j in instance.doc.jobs for t, r in j.throughput.items() if t in ids and r > 0]
+    return pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+
+
 def rate_table(instance, by: str = "job", calibrated: bool = True) -> pd.DataFrame:
     """Rates [jobs x card types] (``by="job"``) or [job classes x card types] (``by="class"``: jobs
     with the same kind and profile; each cell the geometric mean of the class's positive rates,
@@ -53,8 +67,7 @@ def rate_table(instance, by: str = "job", calibrated: bool = True) -> pd.DataFra
     doc = instance.doc
     types = list(doc.card_types)
     ids = [t.id for t in types]
-    catalog = CardResolver()
-    cards = [from_card_type(t, catalog) for t in types]
+    cards = instance_cards(instance)
     resolver = CardResolver(extra=cards)
     jobs = list(doc.jobs)
     specs = card_specs(types, cards=cards)  # with the 8-/4-bit peaks the catalog twins give
@@ -66,10 +79,9 @@ def rate_table(instance, by: str = "job", calibrated: bool = True) -> pd.DataFra
     prof_ref = calibrated_spec(ref, ref, params) if calibrated else ref
     prof_specs = [calibrated_spec(s, ref, params) for s in specs] if calibrated else specs
 
-    rows = [(j.id, t, 1, r) for j in jobs for t, r in j.throughput.items() if t in ids and r > 0]
+    meas = measured_rows(instance)
     model = None
-    if rows:
-        meas = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+    if len(meas):
         model = ThroughputModel(resolver=resolver, **fit_settings(priors=calibrated)).fit(meas)
 
     for j, job in enumerate(jobs):

@@ -175,3 +175,29 @@ def test_fill_reads_the_instance_once_from_standard_input(tmp_path):
     assert done.returncode == 0, done.stderr
     cards = {c["id"] for c in tiny_doc("eligibility")["card_types"]}
     assert all(set(j["throughput"]) == cards for j in json.loads(out.read_text())["jobs"])
+
+
+def test_evaluate_table_hides_each_card_type_of_the_instance(tmp_path, capsys):
+    """--evaluate --table: leave-one-card-out on the instance's measured rates, fitted as its table
+    is (priors, its card types); the rows are those of evaluate.leave_one_card_out on the same data."""
+    import pandas as pd
+
+    from fedopt.normalize.calibrate import fit_settings
+    from fedopt.normalize.cards import CardResolver
+    from fedopt.normalize.evaluate import leave_one_card_out
+    from fedopt.normalize.table import instance_cards, measured_rows
+
+    path = str(TINY / "eligibility.json")
+    rows = tmp_path / "rows.csv"
+    assert main(["normalize", "--evaluate", "--table", path, "--rows", str(rows), "--quiet"]) == 0
+    assert "leave-one-card-out on the measured rates of" in capsys.readouterr().out
+    got = pd.read_csv(rows)
+    inst = parse_instance(tiny_doc("eligibility"))
+    data = measured_rows(inst)
+    assert len(data) == sum(r > 0 for j in inst.doc.jobs for r in j.throughput.values())
+    want = leave_one_card_out(data, resolver=CardResolver(extra=instance_cards(inst)), **fit_settings())
+    assert len(got) == len(want) > 0
+    assert got["pred"].to_numpy() == pytest.approx(want["pred"].to_numpy(), rel=1e-6)
+    assert main(["normalize", "--evaluate", "--table", path, "--held-out"]) == 2
+    assert main(["normalize", "--evaluate", "--table", path, "--fill", str(tmp_path / "x.json")]) == 2
+    assert "--fill: goes with --table alone" in capsys.readouterr().err
