@@ -387,6 +387,8 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         raise InputError("--profiles", "goes with --evaluate (how well the profiles predict measured ratios)")
     if args.cells and not args.evaluate:
         raise InputError("--cells", "goes with --evaluate (cells of the measurements hidden at random)")
+    if args.as_rates and not args.evaluate:
+        raise InputError("--as-rates", "goes with --evaluate (the measurements scored as an instance's per-card rates)")
     if args.one_card_type and not args.evaluate:
         raise InputError("--one-card-type", "goes with --evaluate (each card type kept alone as the whole file)")
     if args.rows is not None:
@@ -472,6 +474,12 @@ def add_normalize(sub) -> None:
         metavar="FILE.csv",
         help="with --evaluate: write every evaluated row (its table, measured and predicted throughput, the baselines' "
         "predictions) to FILE.csv, atomically",
+    )
+    p.add_argument(
+        "--as-rates",
+        action="store_true",
+        help="with --evaluate: the measurements as an instance holds them: each workload at one card count (the one "
+        "measured on the most card types), a rate per card, as --table's model fits them",
     )
     p.add_argument(
         "--one-card",

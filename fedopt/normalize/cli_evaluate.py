@@ -143,12 +143,20 @@ def _evaluate_one_card_type(args, data, what, resolver, progress, fit_as, report
         res = each_set_alone(
             data, unit="card_type_file", priors=not args.no_priors, resolver=resolver, progress=progress, replicas=args.replicas
         )
-        what = "each held-out set alone, priors calibrated on every other set"
+        what = _alone(args)
     else:
         res = keep_one_card_type(data, resolver=resolver, progress=progress, **fit_as)
     heading = f"a file of one card type, on {what}: each card type with 3 workloads or more kept alone, the others predicted"
     report.summary("one_card_type", heading, summary(res))
     report.keep("one_card_type", res)
+
+
+AS_RATES_NOTE = "; as per-card rates (each workload at the count measured on the most card types)"
+
+
+def _alone(args) -> str:
+    """What the each-set-alone tables are fitted on, for their headings."""
+    return "each held-out set fitted alone, priors calibrated on every other set" + (AS_RATES_NOTE if args.as_rates else "")
 
 
 def run(args) -> int:
@@ -182,6 +190,8 @@ def run(args) -> int:
     if args.table:
         if args.measurements or args.held_out or args.profiles:
             raise InputError("--table", "with --evaluate: the instance's rates alone (no --measurements, --held-out, --profiles)")
+        if args.as_rates:
+            raise InputError("--as-rates", "an instance's rates are per card already: --evaluate --table scores them as they are")
         from fedopt.instance import load_instance
         from fedopt.normalize.cards import CardResolver
         from fedopt.normalize.table import instance_cards, measured_rows
@@ -217,8 +227,15 @@ def run(args) -> int:
             from fedopt.normalize.model import Hyper
 
             fit_as = {"hyper": Hyper(replicas=args.replicas)}
+    as_rates = ""
+    if args.as_rates and not args.table:
+        from fedopt.normalize.data import as_card_rates
+
+        data = as_card_rates(data)
+        as_rates = AS_RATES_NOTE
+        what += as_rates
     if args.profiles:
-        return _evaluate_profiles(args, data, "the held-out sets of data/" if args.held_out else what, resolver)
+        return _evaluate_profiles(args, data, f"the held-out sets of data/{as_rates}" if args.held_out else what, resolver)
     progress = _progress(args)
     res = leave_one_card_out(data, resolver=resolver, progress=progress, workers=fold_workers(), **fit_as)
     if res.empty:
@@ -253,7 +270,7 @@ def run(args) -> int:
             one = each_set_alone(
                 data, unit="one_card", priors=not args.no_priors, resolver=resolver, progress=progress, replicas=args.replicas
             )
-            where = "each held-out set alone, priors calibrated on every other set"
+            where = _alone(args)
         else:
             one = keep_one_card(data, resolver=resolver, progress=progress, **fit_as)
             where = what
@@ -276,7 +293,7 @@ def run(args) -> int:
                 workers=fold_workers(),
                 replicas=args.replicas,
             )
-            heading = f"leave-one-{unit}-out on each held-out set fitted alone, priors calibrated on every other set"
+            heading = f"leave-one-{unit}-out on {_alone(args)}"
             name = f"each_set_alone_leave_one_{unit}_out"
             report.summary(name, heading, summary(alone), alone if unit == "card" else None)
             report.keep(name, alone)
@@ -332,7 +349,7 @@ def _evaluate_cells(args, data, what: str, resolver, progress, fit_as: dict, rep
             workers=fold_workers(),
             replicas=args.replicas,
         )
-        heading = "cells missing at random on each held-out set fitted alone, priors calibrated on every other set"
+        heading = f"cells missing at random on {_alone(args)}"
         report.summary("cells_each_set_alone", heading, summary(alone))
         report.keep("cells_each_set_alone", alone)
 

@@ -428,3 +428,18 @@ def held_out_measurements() -> pd.DataFrame:
     training = [mlperf_training_held_out(p) for p in runs]
     lam = [lambda_benchmarks(), lambda_benchmarks(LAMBDA_TF_CSVS)]
     return pd.concat([mlperf_inference(files), *training, *lam, llamacpp_benchmarks()], ignore_index=True)
+
+
+def as_card_rates(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` as an instance holds it: each workload is one job of a fixed size, its ``throughput``
+    entries a rate per card (spec section 3). Each workload keeps the card count it was measured at on
+    the most card types (ties: the larger count), its rows there divided by the count, at ``cards`` 1;
+    its rows at other counts are dropped. ``normalize --evaluate --as-rates`` scores the rate table's
+    model (``table.rate_table``) on such rows."""
+    pos = df[df["throughput"] > 0]
+    types = pos.groupby(["workload", "cards"])["card_type"].nunique().reset_index(name="types")
+    best = types.sort_values(["workload", "types", "cards"]).groupby("workload").tail(1)[["workload", "cards"]]
+    out = df.merge(best, on=["workload", "cards"], how="inner")
+    out["throughput"] = out["throughput"] / out["cards"]
+    out["cards"] = 1
+    return out[list(df.columns)].reset_index(drop=True)

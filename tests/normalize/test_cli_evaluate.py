@@ -4,6 +4,7 @@ the held-out sets it picks, its figure, and what it refuses."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 
@@ -111,3 +112,45 @@ def test_evaluate_plot_is_written_atomically(write, tmp_path, capsys):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     assert main(["normalize", "--evaluate", "--measurements", str(m), "--plot", str(tmp_path / "x.gif")]) == 2
     assert "--plot" in capsys.readouterr().err and not (tmp_path / "x.gif").exists()
+
+
+def test_as_card_rates_keeps_each_workload_at_its_best_covered_count():
+    """Each workload at the count measured on the most card types (ties: the larger), per card, at count 1."""
+    from fedopt.normalize.data import as_card_rates
+
+    df = pd.DataFrame(
+        {
+            "workload": ["a", "a", "a", "a", "b", "b", "c", "c", "c"],
+            "card_type": ["X", "Y", "X", "Z", "X", "Y", "X", "Y", "Z"],
+            "cards": [8, 8, 1, 1, 2, 4, 1, 1, 4],
+            "throughput": [80.0, 40.0, 12.0, 5.0, 10.0, 30.0, 3.0, 0.0, 8.0],
+            "source": "s",
+        }
+    )
+    got = as_card_rates(df)
+    assert list(got.columns) == list(df.columns)
+    assert got[["workload", "card_type", "cards", "throughput"]].values.tolist() == [
+        ["a", "X", 1, 10.0],  # a: two types at 8 and two at 1, so 8 (the larger); 80 / 8
+        ["a", "Y", 1, 5.0],
+        ["b", "Y", 1, 7.5],  # b: one type at 2 and one at 4: 4
+        ["c", "Z", 1, 2.0],  # c: one positive type at 1 (Y's 0 does not count) and one at 4: 4
+    ]
+
+
+def test_evaluate_as_rates_scores_per_card_rates(write, tmp_path, capsys):
+    """``--as-rates``: the rows evaluated are the per-card rates of ``as_card_rates`` (an instance's
+    form), so the hidden measured throughputs are the file's divided by their count."""
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards, at 8 each
+    rows = tmp_path / "rows.csv"
+    assert main(["normalize", "--evaluate", "--measurements", str(m), "--as-rates", "--rows", str(rows), "-q"]) == 0
+    assert "as per-card rates" in capsys.readouterr().out
+    got = pd.read_csv(rows)
+    assert len(got) > 0 and set(got["cards"]) == {1}
+    measured = pd.read_csv(m)
+    want = {(w, c): t / 8 for w, c, t in zip(measured.workload, measured.card_type, measured.throughput, strict=True)}
+    assert all(abs(want[(w, c)] - t) < 1e-12 for w, c, t in zip(got.workload, got.card_type, got.throughput, strict=True))
+    assert main(["normalize", "--measurements", str(m), "--as-rates"]) == 2
+    assert "--as-rates: goes with --evaluate" in capsys.readouterr().err
+    tiny = Path(__file__).resolve().parents[2] / "instances" / "tiny" / "eligibility.json"
+    assert main(["normalize", "--evaluate", "--table", str(tiny), "--as-rates"]) == 2
+    assert "--as-rates: an instance's rates are per card already" in capsys.readouterr().err
