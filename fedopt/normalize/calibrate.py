@@ -310,17 +310,20 @@ def fit_scaleout_prior(model: ThroughputModel, scaleout: pd.DataFrame) -> tuple[
 
 
 def efficiency(card_id: str, params: dict | None = None) -> float:
-    """Calibrated efficiency of a catalog card id: its own, else its architecture's, vendor's, common."""
-    from fedopt.normalize.cards import arch_vendor
+    """Calibrated efficiency of a catalog card id: its own, else a measured same-silicon sibling's (an
+    H800 the H100 SXM's: ``cards.same_silicon``), else its architecture's, vendor's, common."""
+    from fedopt.normalize.cards import CardResolver, arch_vendor, silicon_sibling
 
     params = load_params() if params is None else params
     if not params:
         return 1.0
     if card_id in params["cards"]:
         return float(params["cards"][card_id]["efficiency"])
-    from fedopt.normalize.cards import CardResolver
-
-    card = CardResolver().resolve(card_id)
+    res = CardResolver()
+    card = res.resolve(card_id)
+    sibling = silicon_sibling(card, {k: res.resolve(k) for k in sorted(params["cards"])})
+    if sibling is not None:
+        return float(params["cards"][sibling]["efficiency"])
     arch, vendor = arch_vendor(card, card_id)
     if arch in params["architectures"]:
         return float(params["architectures"][arch])

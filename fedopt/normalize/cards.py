@@ -837,6 +837,37 @@ def same_bf16_peak(catalog_tflops: float, users_tflops: float) -> bool:
     return abs(catalog_tflops / users_tflops - 1) <= TWIN_BF16_TOLERANCE
 
 
+# two card types are one chip at one clock and one memory within these (relative differences)
+SILICON_BF16_TOLERANCE = 0.02
+SILICON_BW_TOLERANCE = 0.05
+SILICON_POWER_TOLERANCE = 0.10
+
+
+def same_silicon(a: Card, b: Card) -> bool:
+    """Whether two card types are one chip at one clock and one memory: an export variant (H800 and
+    H100 SXM, A800 and A100 SXM, their PCIe boards) or two boards of one die (Quadro RTX 6000 and 8000,
+    TITAN RTX). Same architecture, BF16, 8-bit and 4-bit peaks within 2%, memory bandwidth within 5%, board power within
+    10% where both give it (a 250 W PCIe A100 is not the 400 W SXM one). What differs, the links and
+    the memory size, is in their specs; what a job gets from their compute and memory is not."""
+    if a.id == b.id or mig_profile(a.id) is not None or mig_profile(b.id) is not None:
+        return False
+    if arch_vendor(a)[0] != arch_vendor(b)[0]:  # a card of no known family is its own architecture
+        return False
+    if any(abs(x / y - 1) > SILICON_BF16_TOLERANCE for x, y in ((a.bf16_tflops, b.bf16_tflops), (a.p8, b.p8), (a.p4, b.p4))):
+        return False  # every matrix peak: a B300 has a B200's BF16 peak and bandwidth, not its FP4 peak
+    if abs(a.mem_bw_gbs / b.mem_bw_gbs - 1) > SILICON_BW_TOLERANCE:
+        return False
+    return not (a.power_w and b.power_w and abs(a.power_w / b.power_w - 1) > SILICON_POWER_TOLERANCE)
+
+
+def silicon_sibling(card: Card | None, candidates: Mapping[str, Card | None]) -> str | None:
+    """The key of the first of ``candidates`` (in their order) that is ``card``'s chip at its clock
+    and memory (``same_silicon``), None when there is none."""
+    if card is None:
+        return None
+    return next((k for k, c in candidates.items() if c is not None and same_silicon(card, c)), None)
+
+
 def with_catalog_figures(card: Card, catalog: CardResolver | None = None) -> Card:
     """A user's card takes the FP32, 8-bit and 4-bit peaks and the board power it does not give from
     its catalog twin (same family, BF16 within 10%): an instance's card types seldom carry them, and

@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor, catalog_twin, mig_share
+from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor, catalog_twin, mig_share, silicon_sibling
 from fedopt.normalize.footprint import fits_one_card, replica_workloads
 from fedopt.normalize.memory_fit import MemoryFit
 from fedopt.normalize.neighbours import OneCardRatios, ReferenceRatios
@@ -349,6 +349,9 @@ class ThroughputModel:
         self._one_card: OneCardRatios | None = None  # workloads measured on one card only
         self.memory: MemoryFit | None = None  # cards too small for a workload, from measured zeros
         self._lc_max: float | None = None  # log(900 / GB/s) of the narrowest link the fit's 2-8 card rows saw
+        self._prior_cards: dict[str, Card | None] | None = None  # the calibrated cards, for same-silicon priors
+        self._fitted_cards: dict[str, Card | None] | None = None  # the fit's cards, most measured first
+        self._siblings: dict[str, str | None] = {}  # card not in the fit -> its fitted same-silicon sibling
 
     # ------------------------------------------------------------------ cards
     def card_key(self, name: str) -> str:
@@ -366,8 +369,32 @@ class ThroughputModel:
 
     def _card_prior(self, key: str) -> float:
         """The card's calibrated efficiency offset; a user's card (``--cards``, an instance's card
-        types) takes its catalog twin's, as the calibration measured that hardware under its catalog id."""
-        return float(self.card_priors.get(self._catalog_id(key), 0.0))
+        types) takes its catalog twin's, as the calibration measured that hardware under its catalog id;
+        a card the calibration did not measure, its same-silicon sibling's (an H800 the H100 SXM's:
+        ``cards.same_silicon``)."""
+        cid = self._catalog_id(key)
+        if cid not in self.card_priors:
+            if self._prior_cards is None:
+                self._prior_cards = {k: self.resolver.catalog.get(k) for k in sorted(self.card_priors)}
+            cid = silicon_sibling(self.resolver.catalog.get(cid), self._prior_cards) or cid
+        return float(self.card_priors.get(cid, 0.0))
+
+    def _fitted_siblings(self, unseen: set[str]) -> dict[str, str]:
+        """Each card not in the fit whose chip, clock and memory a fitted card shares
+        (``cards.same_silicon``: an H800 beside a measured H100 SXM) -> that card (the one with the
+        most measured cells): it takes the card's fitted efficiency and low-rank factors, and its
+        measured cells anchor the prediction (``_predict_keys``)."""
+        out = {}
+        for k in unseen:
+            if k not in self._siblings:
+                if self._fitted_cards is None:
+                    cells = pd.Series([c for _, c, _ in self.measured]).value_counts()
+                    order = sorted(self._ci, key=lambda c: (-int(cells.get(c, 0)), c))
+                    self._fitted_cards = {c: self._card(c) for c in order}
+                self._siblings[k] = silicon_sibling(self._card(k), self._fitted_cards)
+            if self._siblings[k] is not None:
+                out[k] = self._siblings[k]
+        return out
 
     def _card(self, key: str) -> Card | None:
         if key.startswith("?"):
@@ -834,7 +861,7 @@ class ThroughputModel:
         per_card = np.array(
             [
                 "no specs" if k.startswith("?")
-                else "card measured" if k in self._ci
+                else "card measured" if k in self._ci or self._fitted_siblings({k})
                 else "architecture measured" if arch_vendor(self._card(k), k)[0] in fz.eta_arch
                 else "new architecture"
                 for k in dkeys
@@ -883,7 +910,10 @@ class ThroughputModel:
             lc = np.where(n <= NODE_CARDS, np.minimum(lc, self._lc_max), lc)
         mc, mm = mask.T
         iw = np.array([self._wi.get(w, -1) for w in wl], dtype=np.int64)
-        ic = np.array([self._ci.get(k, -1) for k in keys], dtype=np.int64)
+        unseen = set(keys) - set(self._ci)  # once per card, not per row
+        sibling = self._fitted_siblings(unseen)
+        # a card, or the fitted card of its chip: its efficiency (less their power deficits' gap) and factors
+        ic = np.array([self._ci.get(sibling.get(k, k), -1) for k in keys], dtype=np.int64)
         kw, kc = iw >= 0, ic >= 0
         W, C = len(fz.workloads), len(fz.cards)
         a = fz.a[iw] if W else np.zeros(N)
@@ -894,9 +924,12 @@ class ThroughputModel:
         lt_ = matrix_logs(fm, L[:, MATRIX_COLUMNS])
         kk = np.where(kw, fz.k[iw] if W else 0.0, fz.k0)
         V = np.where(kw[:, None], fz.V[iw] if W else 0.0, 0.0).reshape(N, K)
-        unseen = set(keys) - set(self._ci)  # once per card, not per row
-        prior = {k: self._eta_prior(k) for k in unseen}
-        eta = np.where(kc, fz.eta[ic] if C else 0.0, [prior.get(k, 0.0) for k in keys])
+        prior = {k: self._eta_prior(k) for k in unseen - set(sibling)}
+        deficit = self.resolver.power_deficit
+        gap = {k: fz.kappa * (deficit(self._card(k)) - deficit(self._card(s))) for k, s in sibling.items()}
+        eta = np.where(
+            kc, (fz.eta[ic] if C else 0.0) - np.array([gap.get(k, 0.0) for k in keys]), [prior.get(k, 0.0) for k in keys]
+        )
         bias = {k: self._new_arch_bias(k) for k in unseen} if self.arch_bias else {}
         lb = np.array([bias.get(k, 0.0) for k in keys]) if bias else 0.0
         U = np.where(kc[:, None], fz.U[ic] if C else 0.0, 0.0).reshape(N, K)
@@ -914,6 +947,8 @@ class ThroughputModel:
         serial_slow = np.log1p(sr * (np.minimum(n, NODE_CARDS) - 1))  # the serial fraction, within a node
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) - serial_slow + (U * V).sum(axis=1) + lb)
+        if use_measured and sibling:
+            self._anchor_to_siblings(wl, keys, n, out, sibling, scaleout)
         for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)):
             if use_measured and (w, k, c) in self.measured:
                 out[i] = self.measured[(w, k, c)]
@@ -921,3 +956,18 @@ class ThroughputModel:
                 out[i] = 0.0
         out[~np.isfinite(out)] = 0.0
         return out
+
+    def _anchor_to_siblings(self, wl, keys: list[str], n: np.ndarray, out: np.ndarray, sibling: dict, scaleout) -> None:
+        """A row on a card whose same-silicon sibling measured the workload at that count: the
+        sibling's measurement times the model's ratio of the two (their links, power, memory), as a
+        measured row of a card stands for itself."""
+        rows = [
+            i for i, (w, k, c) in enumerate(zip(wl, keys, n.astype(int), strict=True)) if (w, sibling.get(k), c) in self.measured
+        ]
+        if not rows:
+            return
+        sib_keys = [sibling[keys[i]] for i in rows]
+        model = self._predict_keys(wl[rows], sib_keys, n[rows], False, scaleout)
+        got = np.array([self.measured[(wl[i], s, int(n[i]))] for i, s in zip(rows, sib_keys, strict=True)])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[rows] = np.where(model > 0, out[rows] * got / model, out[rows])

@@ -542,3 +542,29 @@ def test_cloud_instance_types_read_as_their_cards():
     assert rows and all(r["card"] in res.catalog and r["source"] for r in rows)
     assert [n for n in list(res.catalog) + list(res._aliases) if cloud_instance(n)] == []
     assert res.match("A2")[0].id == "A2" and cloud_instance("g6e") is None  # a card, a bare series
+
+
+def test_same_silicon_is_one_chip_at_one_clock_and_memory():
+    """Export variants and boards of one die are the same silicon; a different power, bandwidth or
+    narrow-format peak is not (each pair's figures are the catalog's)."""
+    from fedopt.normalize.cards import same_silicon, silicon_sibling
+
+    cat = CardResolver()
+    card = cat.resolve
+    for a, b in (("H800-SXM-80GB", "H100-SXM-80GB"), ("A800-SXM4-80GB", "A100-SXM4-80GB"), ("TITAN RTX", "Quadro RTX 8000")):
+        assert same_silicon(card(a), card(b)) and same_silicon(card(b), card(a)), (a, b)
+    not_one = (
+        ("A100-SXM4-40GB", "A100-PCIe-40GB"),  # 400 W against 250 W: other sustained clocks
+        ("B300", "B200"),  # the BF16 peak and bandwidth of a B200, 1.4x its FP4 peak
+        ("H200-SXM-141GB", "H100-SXM-80GB"),  # same compute, 1.4x the bandwidth
+        ("H20", "H100-SXM-80GB"),
+        ("H100-SXM-80GB", "H100-SXM-80GB"),  # a card is not its own sibling
+    )
+    for a, b in not_one:
+        assert not same_silicon(card(a), card(b)), (a, b)
+    assert card("B300").bf16_tflops == card("B200").bf16_tflops  # why the narrow peaks are compared
+    mig = cat.resolve("A100-SXM4-80GB MIG 7g.80gb")
+    assert mig is not None and not same_silicon(mig, card("A800-SXM4-80GB"))
+    pool = {"l40s": card("L40S"), "h100": card("H100-SXM-80GB"), "none": None}
+    assert silicon_sibling(card("H800"), pool) == "h100" and silicon_sibling(card("H20"), pool) is None
+    assert silicon_sibling(None, pool) is None

@@ -234,3 +234,48 @@ def test_a_users_card_takes_its_catalog_twins_calibrated_offset():
         assert users._card_prior("a100") == (settings["card_priors"]["A100-SXM4-80GB"] if twin else 0.0)
         if twin:
             assert users.predict(ask) == pytest.approx(as_catalog, rel=1e-6)
+
+
+def test_an_export_variant_reads_as_the_measured_card_of_its_chip():
+    """An H800 beside a measured H100 SXM (one chip, clock and memory; NVLink 400 against 900 GB/s):
+    at a measured count it is the H100's measurement (a card's links do not matter on one card); at 8
+    cards a sync-heavy job is slower on it than the H100 is predicted; its basis is "card measured". A
+    file without any A100: the A800 takes the A100 SXM's calibrated offset and is predicted as it is."""
+    from fedopt.normalize.calibrate import efficiency, fit_settings
+
+    settings = {k: v for k, v in fit_settings().items() if k != "reference"}
+    rows = [
+        ("gpt", "H100-SXM-80GB", 1, 1.0),
+        ("gpt", "L40S", 1, 0.28),
+        ("gpt", "H100-SXM-80GB", 2, 1.9),
+        ("gpt", "L40S", 2, 0.5),
+        ("bert", "H100-SXM-80GB", 8, 0.186),
+        ("bert", "L40S", 8, 0.031),
+        ("resnet", "H100-SXM-80GB", 8, 0.074),
+        ("resnet", "L40S", 8, 0.021),
+    ]
+    data = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+    m = ThroughputModel(**settings).fit(data)
+    ask = pd.DataFrame(
+        {
+            "workload": ["gpt", "gpt", "gpt", "gpt", "bert"],
+            "card_type": ["H800"] * 2 + ["H100-SXM-80GB", "H800", "H800"],
+            "cards": [1, 2, 8, 8, 8],
+        }
+    )
+    got = m.predict(ask)
+    assert got[0] == pytest.approx(1.0, rel=1e-9)  # one card: the H100's measurement
+    assert 0.9 * 1.9 < got[1] < 1.9  # two: the H100's less what its slower NVLink costs the all-reduce
+    assert got[3] < got[2]  # its NVLink
+    assert 0.85 * 0.186 < got[4] < 0.186  # a job measured at 8: the H100's figure, less its links
+    assert set(m.basis(ask)) == {"card measured"}
+    # without the H100 SXM's rows the H800 is an unmeasured Hopper card again
+    alone = ThroughputModel(**settings).fit(data[data.card_type == "L40S"])
+    assert alone.basis(ask.head(1))[0] == "new architecture"
+
+    no_ampere = ThroughputModel(**settings).fit(data)
+    a = pd.DataFrame({"workload": ["gpt", "bert"] * 2, "card_type": ["A100-SXM4-80GB"] * 2 + ["A800-SXM4-80GB"] * 2, "cards": 1})
+    pa = no_ampere.predict(a)
+    assert no_ampere._card_prior("A800-SXM4-80GB") == settings["card_priors"]["A100-SXM4-80GB"] != 0
+    assert pa[2:] == pytest.approx(pa[:2], rel=1e-9)
+    assert efficiency("H800-SXM-80GB") == efficiency("H100-SXM-80GB") != efficiency("H20-96GB")
