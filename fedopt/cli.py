@@ -182,7 +182,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise InputError("--preset", f"unknown preset {args.preset!r}; choose {', '.join(PRESETS)}")
     if args.output:
         check_writable(args.output, "--output")
-    doc = generate(args.preset, seed=args.seed, name=args.name, horizon=args.horizon)
+    doc = generate(args.preset, seed=args.seed, name=args.name, horizon=args.horizon, calibrated=args.calibrated_rates)
     text = json.dumps(doc, indent=1 if args.indent else None)
     if args.output:
         write_atomic(args.output, text + "\n")
@@ -204,6 +204,12 @@ def add_generate(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--name", default=None, help="instance name (default gen-PRESET-SEED)")
     p.add_argument("--horizon", type=int, default=None, help="add a horizon of this many one-hour slots")
+    p.add_argument(
+        "--calibrated-rates",
+        action="store_true",
+        help="job rates with the per-card efficiencies calibrated on real measurements (docs/normalize.md), not the "
+        "plain roofline of the workload profiles",
+    )
     p.add_argument("--indent", action="store_true", help="indent the JSON for reading")
     p.add_argument("-o", "--output", help="file to write (atomically); default stdout")
     p.set_defaults(func=cmd_generate)

@@ -240,14 +240,32 @@ def sample_job_traits(rng: np.random.Generator, job: dict, size: int, datasets: 
             job["regions"] = sorted(str(r) for r in pick)
 
 
-def generate(preset: str | Preset = "m", seed: int = 0, name: str | None = None, horizon: int | None = None) -> dict:
-    """A model-v1 instance document (a dict ready for ``json.dump``)."""
+def _rate_specs(specs: list[CardSpec], ref: int, calibrated: bool) -> tuple[list[CardSpec], CardSpec]:
+    """The specs job rates are worked out on, and the reference's: as they are (the plain roofline),
+    or with per-card efficiencies calibrated on real measurements (``roofline.calibrated``: an A100's
+    and an H800's measured efficiencies, the H20 at Hopper's, the 910B at the common one)."""
+    if not calibrated:
+        return specs, specs[ref]
+    from fedopt.normalize.calibrate import load_params
+    from fedopt.normalize.roofline import calibrated as calibrated_spec
+
+    params = load_params()
+    return [calibrated_spec(s, specs[ref], params) for s in specs], calibrated_spec(specs[ref], specs[ref], params)
+
+
+def generate(
+    preset: str | Preset = "m", seed: int = 0, name: str | None = None, horizon: int | None = None, calibrated: bool = False
+) -> dict:
+    """A model-v1 instance document (a dict ready for ``json.dump``). ``calibrated``: job rates with
+    the calibrated per-card efficiencies of ``normalize`` (off by default, so that the committed
+    examples and the recorded benchmarks stay reproducible)."""
     p = PRESETS[preset] if isinstance(preset, str) else preset
     rng = np.random.default_rng(seed)
     regions = REGION_NAMES[: p.regions] if p.regions <= len(REGION_NAMES) else [f"region-{i}" for i in range(p.regions)]
     types = [card_type(cat, id=tid).model_dump(exclude_none=True) for tid, (cat, _, _) in FLEET_MIX.items()]
     specs = _specs(types)
     ref = int(np.argmax([s.bf16_tflops for s in specs]))
+    rate_specs, rate_ref = _rate_specs(specs, ref, calibrated)
     links = _graph(rng, regions)
     clusters, _ = _fleet(rng, p, regions)
     fleet_cards = sum(pl["cards"] for c in clusters for pl in c["pools"])
@@ -272,8 +290,8 @@ def generate(preset: str | Preset = "m", seed: int = 0, name: str | None = None,
     for i, (size, hrs, vc) in enumerate(zip(sizes, hours, vcs, strict=True)):
         _, w = pick_workload(rng, int(size))
         rates = {}
-        for t, spec in zip(types, specs, strict=True):
-            r = profile_rate(w["tflop"], w["gb"], w["comm"] * (size > 1), w["mem"], spec, specs[ref])
+        for t, spec in zip(types, rate_specs, strict=True):
+            r = profile_rate(w["tflop"], w["gb"], w["comm"] * (size > 1), w["mem"], spec, rate_ref)
             if r > 0:
                 rates[t["id"]] = round(r, 4)
         job: dict = {
@@ -308,7 +326,7 @@ def generate(preset: str | Preset = "m", seed: int = 0, name: str | None = None,
             t["quota_cards"] = max(t["quota_cards"], pinned.get(t["id"], 0))
     doc = {
         "version": 1,
-        "name": name or f"gen-{preset if isinstance(preset, str) else 'custom'}-{seed}",
+        "name": name or f"gen-{preset if isinstance(preset, str) else 'custom'}-{seed}" + ("-calibrated" if calibrated else ""),
         "card_types": types,
         "regions": [{"id": r} for r in regions],
         "links": links,

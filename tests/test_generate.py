@@ -64,3 +64,35 @@ def test_without_the_public_traces_generate_says_where_it_looked(monkeypatch, tm
     err = capsys.readouterr().err
     assert "nowhere/philly/philly.csv" in err and "FEDOPT_SHARED_DATA" in err and "Traceback" not in err
     assert not (tmp_path / "g.json").exists()
+
+
+def test_calibrated_rates_use_the_calibrated_efficiencies(tmp_path):
+    """``--calibrated-rates``: the same fleet and jobs, each rate the profile's roofline on the
+    calibrated specs (``roofline.profile_rate_calibrated``), not the plain roofline; the file solves
+    and checks."""
+    from fedopt.check import check_plan
+    from fedopt.cli import main
+    from fedopt.generate import WORKLOADS, _specs
+    from fedopt.normalize.roofline import profile_rate, profile_rate_calibrated
+
+    plain, cal = generate("s", seed=1), generate("s", seed=1, calibrated=True)
+    assert cal["name"] == "gen-s-1-calibrated" and cal["clusters"] == plain["clusters"]
+    assert [j["profile"] for j in cal["jobs"]] == [j["profile"] for j in plain["jobs"]]
+    specs = _specs(cal["card_types"])
+    ref = int(np.argmax([s.bf16_tflops for s in specs]))
+    moved = 0
+    for job in cal["jobs"]:
+        w = next(w for w in WORKLOADS.values() if w["mem"] == job["profile"]["memory_gb"])  # memory tells them apart
+        multi = job["cards"] if isinstance(job["cards"], int) else job["cards"]["max"]
+        work = (w["tflop"], w["gb"], w["comm"] * (multi > 1), w["mem"])
+        for spec in specs:
+            want = profile_rate_calibrated(*work, spec, specs[ref])
+            assert job["throughput"].get(spec.id, 0.0) == pytest.approx(round(want, 4), abs=1e-9)
+            moved += abs(round(profile_rate(*work, spec, specs[ref]), 4) - round(want, 4)) > 1e-3
+    assert moved > 0  # the efficiencies change some rates
+    out = tmp_path / "cal.json"
+    assert main(["generate", "--preset", "s", "--seed", "1", "--calibrated-rates", "-o", str(out)]) == 0
+    assert json.loads(out.read_text()) == cal
+    inst = parse_instance(cal)
+    r = fedopt.solve(inst, time_limit=60)
+    assert r.status == "optimal" and check_plan(inst, r.to_doc()).ok
