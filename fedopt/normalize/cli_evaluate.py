@@ -156,7 +156,8 @@ AS_RATES_NOTE = "; as per-card rates (each workload at the count measured on the
 
 def _alone(args) -> str:
     """What the each-set-alone tables are fitted on, for their headings."""
-    return "each held-out set fitted alone, priors calibrated on every other set" + (AS_RATES_NOTE if args.as_rates else "")
+    priors = "no priors (--no-priors)" if args.no_priors else "priors calibrated on every other set"
+    return f"each held-out set fitted alone, {priors}" + (AS_RATES_NOTE if args.as_rates else "")
 
 
 def run(args) -> int:
@@ -206,13 +207,14 @@ def run(args) -> int:
             from fedopt.normalize.data import held_out_measurements
 
             data = held_out_measurements()
+            pooled_priors = "no priors (--no-priors)" if args.no_priors else "priors calibrated on the shared data only"
             if args.sets:
                 data = data[data["source"].isin(sets)].reset_index(drop=True)
-                what = f"held-out sets {', '.join(sets)}, fitted together; priors calibrated on the shared data only"
+                what = f"held-out sets {', '.join(sets)}, fitted together; {pooled_priors}"
             else:
                 what = (  # from the lists, so a new set cannot be left out of the heading
                     f"the held-out sets of data/ ({', '.join(HELD_OUT_SOURCES)}; never calibrated on: "
-                    f"{', '.join(TEST_ONLY_SOURCES)}), fitted together; priors calibrated on the shared data only"
+                    f"{', '.join(TEST_ONLY_SOURCES)}), fitted together; {pooled_priors}"
                 )
         else:
             data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
