@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from fedopt.normalize.cards import Card, CardResolver, arch_vendor, mig_parent_id, missing_variant
+from fedopt.normalize.cards import Card, CardResolver, arch_vendor, mig_parent_id, missing_variant, same_silicon
 from fedopt.normalize.catalog import load_catalog
 
 FIGURES = (
@@ -60,12 +60,25 @@ def card_sources(card: Card | None, resolver: CardResolver | None = None) -> dic
 
 def resolution_frame(names: Iterable[str], resolver: CardResolver | None = None) -> pd.DataFrame:
     """What each name resolves to: the card (empty: no specs, predicted as a typical card), how the
-    name matched, the card's architecture, and variant words (Ti, SUPER, XT) the card lacks."""
+    name matched, the card's architecture, variant words (Ti, SUPER, XT) the card lacks, and the other
+    known cards of its chip (``cards.same_silicon``: a fit reads the card as one of them when it has
+    that one's rows and none of its own)."""
     res = resolver or CardResolver()
+    known = {**res.catalog, **res.extra}
     rows = []
     for name in names:
         card, how = res.match(str(name))
         arch = arch_vendor(card, card.id)[0] if card is not None else ""
         lacks = " ".join(missing_variant(str(name), card))
-        rows.append({"name": str(name), "card": card.id if card else "", "how": how, "architecture": arch, "lacks": lacks})
-    return pd.DataFrame(rows, columns=["name", "card", "how", "architecture", "lacks"])
+        chip = " ".join(k for k, c in known.items() if card is not None and same_silicon(card, c))
+        rows.append(
+            {
+                "name": str(name),
+                "card": card.id if card else "",
+                "how": how,
+                "architecture": arch,
+                "lacks": lacks,
+                "same_chip": chip,
+            }
+        )
+    return pd.DataFrame(rows, columns=["name", "card", "how", "architecture", "lacks", "same_chip"])

@@ -312,7 +312,10 @@ def _resolve_names(args) -> int:
             records.append(record)
         _out(json.dumps(records, indent=1))
         return 0
-    _out("each name's card (none: no specs, predicted as a typical card of the fit), how it matched, what it lacks")
+    _out(
+        "each name's card (none: no specs, predicted as a typical card of the fit), how it matched, what it lacks, "
+        "the other cards of its chip"
+    )
     _out(tab.to_string(index=False))
     for name in tab.loc[tab["how"].str.endswith(" instance"), "name"]:
         _out(f"  {name}: {cloud_instance(name).source}")

@@ -41,6 +41,8 @@ def test_each_name_says_how_it_matched():
     assert tab.loc["V100 MIG 1g.5gb", "how"] == "MIG slice of a card without MIG"
     assert tab.loc["lab-x1", "how"] == "--cards id" and tab.loc["lab-x1", "card"] == "Lab-X1"
     assert res.resolve("H100").id == res.match("H100")[0].id  # one path for both
+    chips = resolution_frame(["H800", "H20", "Foo X1"], res).set_index("name")["same_chip"]
+    assert chips["H800"] == "H100-SXM-80GB" and chips["H20"] == "" and chips["Foo X1"] == ""
 
 
 def test_sources_name_the_file_each_figure_came_from():
