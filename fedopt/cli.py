@@ -139,6 +139,13 @@ def add_check(sub) -> None:
 def cmd_schema(args: argparse.Namespace) -> int:
     from fedopt.instance.schema import InstanceDoc, PlanDoc
 
+    if args.plan and args.cards:
+        raise InputError("schema", "choose one of --plan, --cards")
+    if args.cards:
+        from fedopt.normalize.cards import cards_file_schema
+
+        _out(json.dumps(cards_file_schema(), indent=1))
+        return 0
     model = PlanDoc if args.plan else InstanceDoc
     schema = model.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
@@ -150,10 +157,12 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def add_schema(sub) -> None:
     p = sub.add_parser(
         "schema",
-        help="print the JSON Schema of instances (or plans)",
-        description="Print the JSON Schema (draft 2020-12) of the model-v1 instance format.",
+        help="print the JSON Schema of instances (or plans, or normalize --cards files)",
+        description="Print the JSON Schema (draft 2020-12) of the model-v1 instance format (--plan: plans; --cards: "
+        "the card types normalize --cards reads).",
     )
     p.add_argument("--plan", action="store_true", help="the plan format instead")
+    p.add_argument("--cards", action="store_true", help="the format of normalize --cards files instead")
     p.set_defaults(func=cmd_schema)
 
 

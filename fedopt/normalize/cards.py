@@ -890,7 +890,54 @@ def from_card_type(ct, catalog: CardResolver | None = None) -> Card:
 
 
 # ---------------------------------------------------------------------- cards.json
-_CARD_FIELDS = ("bf16_tflops", "mem_bw_gbs")
+_CARD_FIELDS = ("bf16_tflops", "mem_bw_gbs")  # required, positive
+_OPTIONAL_FIGURES = ("memory_gb", "scaleup_gbs", "fp32_tflops", "fp8_tflops", "fp4_tflops", "power_w")  # non-negative
+_TEXT_FIELDS = ("vendor", "stack")
+_FIELD_DOCS = {
+    "id": "card type name, unique in the file; a measurement's card_type matches it by id, then by family",
+    "bf16_tflops": "dense BF16 matrix peak, TFLOPS (FP16 where the card has no BF16)",
+    "mem_bw_gbs": "memory bandwidth, GB/s",
+    "memory_gb": "memory per card, GB (a job that needs more is predicted 0 there)",
+    "scaleup_gbs": "scale-up link (NVLink, xGMI, HCCS) per card, GB/s; absent: PCIe",
+    "fp32_tflops": "dense FP32 vector peak, TFLOPS; absent: the catalog twin's",
+    "fp8_tflops": "dense 8-bit matrix peak (FP8, else INT8), TFLOPS; absent: the catalog twin's, scaled by BF16",
+    "fp4_tflops": "dense 4-bit floating-point matrix peak, TFLOPS; absent: the catalog twin's, scaled by BF16",
+    "power_w": "board power, W (a power-limited card's sustained clocks are read from it); absent: the catalog twin's",
+    "vendor": "nvidia, amd, huawei, intel, google, aws ... (absent: from the family)",
+    "stack": "software stack: cuda, rocm, cann ... (an instance's CardType needs it; the model does not)",
+}
+
+
+def cards_file_schema() -> dict:
+    """The JSON Schema (draft 2020-12) of a ``--cards`` file, from the fields ``load_cards_file``
+    checks (``fedopt schema --cards``). Not expressible in it: ids unique within the file, and the
+    catalog twin a card without its narrow peaks or power takes them from."""
+    card = {
+        "type": "object",
+        "required": ["id", *_CARD_FIELDS],
+        "properties": {
+            "id": {"type": "string", "minLength": 1, "description": _FIELD_DOCS["id"]},
+            **{f: {"type": "number", "exclusiveMinimum": 0, "description": _FIELD_DOCS[f]} for f in _CARD_FIELDS},
+            **{f: {"type": ["number", "null"], "minimum": 0, "description": _FIELD_DOCS[f]} for f in _OPTIONAL_FIGURES},
+            **{f: {"type": ["string", "null"], "description": _FIELD_DOCS[f]} for f in _TEXT_FIELDS},
+        },
+        "additionalProperties": True,  # an instance's CardType (price_per_hour ...) works as it is
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "fedopt normalize --cards file",
+        "description": "Card types before the catalog: a JSON list in the instance CardType form, or an instance "
+        "document whose card_types are read (docs/normalize.md, Card names).",
+        "$defs": {"card": card},
+        "oneOf": [
+            {"type": "array", "items": {"$ref": "#/$defs/card"}},
+            {
+                "type": "object",
+                "required": ["card_types"],
+                "properties": {"card_types": {"type": "array", "items": {"$ref": "#/$defs/card"}}},
+            },
+        ],
+    }
 
 
 def load_cards_file(path: str | Path) -> list[Card]:
@@ -921,7 +968,10 @@ def load_cards_file(path: str | Path) -> list[Card]:
         if cid in seen:
             raise InputError(f"{where}.id", f"duplicate card type {cid!r}", src)
         seen.add(cid)
-        for f in (*_CARD_FIELDS, "memory_gb", "scaleup_gbs", "fp32_tflops", "fp8_tflops", "fp4_tflops", "power_w"):
+        for f in _TEXT_FIELDS:
+            if obj.get(f) is not None and not isinstance(obj[f], str):
+                raise InputError(f"{where}.{f}", f"expected a string, got {obj[f]!r}", src)
+        for f in (*_CARD_FIELDS, *_OPTIONAL_FIGURES):
             v = obj.get(f)
             if v is None:
                 if f in _CARD_FIELDS:

@@ -568,3 +568,54 @@ def test_same_silicon_is_one_chip_at_one_clock_and_memory():
     pool = {"l40s": card("L40S"), "h100": card("H100-SXM-80GB"), "none": None}
     assert silicon_sibling(card("H800"), pool) == "h100" and silicon_sibling(card("H20"), pool) is None
     assert silicon_sibling(None, pool) is None
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        [{"id": "X1", "bf16_tflops": 100, "mem_bw_gbs": 900}],
+        [{"id": "X1", "bf16_tflops": 100.5, "mem_bw_gbs": 900, "memory_gb": 48, "power_w": None, "vendor": "acme", "price": 2}],
+        {"card_types": [{"id": "H100", "stack": "cuda", "memory_gb": 80, "bf16_tflops": 989, "mem_bw_gbs": 3350}]},
+        [],
+        [{"id": "", "bf16_tflops": 1, "mem_bw_gbs": 1}],
+        [{"bf16_tflops": 1, "mem_bw_gbs": 1}],
+        [{"id": "X1", "bf16_tflops": 0, "mem_bw_gbs": 1}],
+        [{"id": "X1", "bf16_tflops": 1}],
+        [{"id": "X1", "bf16_tflops": 1, "mem_bw_gbs": 1, "memory_gb": -1}],
+        [{"id": "X1", "bf16_tflops": True, "mem_bw_gbs": 1}],
+        [{"id": "X1", "bf16_tflops": "100", "mem_bw_gbs": 1}],
+        [{"id": "X1", "bf16_tflops": 1, "mem_bw_gbs": 1, "stack": 3}],
+        [{"id": 7, "bf16_tflops": 1, "mem_bw_gbs": 1}],
+        ["X1"],
+        {"cards": []},
+        {"card_types": {"id": "X1"}},
+    ],
+)
+def test_the_cards_schema_accepts_what_the_loader_accepts(tmp_path, doc):
+    """``fedopt schema --cards`` and ``load_cards_file`` agree on every document here, good and bad."""
+    import jsonschema
+
+    from fedopt.normalize.cards import cards_file_schema
+
+    path = tmp_path / "cards.json"
+    path.write_text(json.dumps(doc))
+    try:
+        load_cards_file(path)
+        loads = True
+    except InputError:
+        loads = False
+    valid = jsonschema.Draft202012Validator(cards_file_schema()).is_valid(doc)
+    assert valid == loads
+
+
+def test_schema_command_prints_the_cards_schema(capsys):
+    from fedopt.cli import main
+
+    assert main(["schema", "--cards"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert schema["title"] == "fedopt normalize --cards file" and schema["$defs"]["card"]["required"] == [
+        "id",
+        "bf16_tflops",
+        "mem_bw_gbs",
+    ]
+    assert main(["schema", "--cards", "--plan"]) == 2
