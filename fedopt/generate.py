@@ -242,8 +242,8 @@ def sample_job_traits(rng: np.random.Generator, job: dict, size: int, datasets: 
 
 def _rate_specs(specs: list[CardSpec], ref: int, calibrated: bool) -> tuple[list[CardSpec], CardSpec]:
     """The specs job rates are worked out on, and the reference's: as they are (the plain roofline),
-    or with per-card efficiencies calibrated on real measurements (``roofline.calibrated``: an A100's
-    and an H800's measured efficiencies, the H20 at Hopper's, the 910B at the common one)."""
+    or with per-card efficiencies calibrated on real measurements (``roofline.calibrated``: the A100's
+    measured one, the H800 the H100 SXM's (one chip), the H20 Hopper's, the 910B the common one)."""
     if not calibrated:
         return specs, specs[ref]
     from fedopt.normalize.calibrate import load_params

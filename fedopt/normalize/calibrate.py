@@ -321,7 +321,7 @@ def efficiency(card_id: str, params: dict | None = None) -> float:
         return float(params["cards"][card_id]["efficiency"])
     res = CardResolver()
     card = res.resolve(card_id)
-    sibling = silicon_sibling(card, {k: res.resolve(k) for k in sorted(params["cards"])})
+    sibling = silicon_sibling(card, {k: res.catalog.get(k) for k in sorted(params["cards"])})
     if sibling is not None:
         return float(params["cards"][sibling]["efficiency"])
     arch, vendor = arch_vendor(card, card_id)
