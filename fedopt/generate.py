@@ -246,11 +246,9 @@ def _rate_specs(specs: list[CardSpec], ref: int, calibrated: bool) -> tuple[list
     measured one, the H800 the H100 SXM's (one chip), the H20 Hopper's, the 910B the common one)."""
     if not calibrated:
         return specs, specs[ref]
-    from fedopt.normalize.calibrate import load_params
-    from fedopt.normalize.roofline import calibrated as calibrated_spec
+    from fedopt.normalize.roofline import calibrated_specs
 
-    params = load_params()
-    return [calibrated_spec(s, specs[ref], params) for s in specs], calibrated_spec(specs[ref], specs[ref], params)
+    return calibrated_specs(specs, specs[ref])
 
 
 def generate(

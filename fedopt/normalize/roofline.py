@@ -112,6 +112,16 @@ def calibrated(card: CardSpec, reference: CardSpec | None = None, params: dict |
     return dataclasses.replace(card, efficiency=rel)
 
 
+def calibrated_specs(specs: list[CardSpec], reference: CardSpec, params: dict | None = None) -> tuple[list[CardSpec], CardSpec]:
+    """Every card type of a table and the reference with calibrated efficiencies relative to the
+    reference's (``calibrated``), the calibration read once: what a table of profile rates runs on
+    (``table.rate_table``, ``generate --calibrated-rates``)."""
+    from fedopt.normalize.calibrate import load_params
+
+    params = load_params() if params is None else params
+    return [calibrated(s, reference, params) for s in specs], calibrated(reference, reference, params)
+
+
 def profile_rate_calibrated(
     tflop_per_unit: float,
     gb_per_unit: float,

@@ -25,11 +25,10 @@ import json
 import numpy as np
 import pandas as pd
 
-from fedopt.normalize.calibrate import fit_settings, load_params
+from fedopt.normalize.calibrate import fit_settings
 from fedopt.normalize.cards import CardResolver, from_card_type
 from fedopt.normalize.model import ThroughputModel
-from fedopt.normalize.roofline import calibrated as calibrated_spec
-from fedopt.normalize.roofline import card_specs, profile_rate
+from fedopt.normalize.roofline import calibrated_specs, card_specs, profile_rate
 
 
 def _class_label(job) -> str:
@@ -75,9 +74,7 @@ def rate_table(instance, by: str = "job", calibrated: bool = True) -> pd.DataFra
     table = np.zeros((len(jobs), len(ids)))
     # the specs profiles run on: with calibrated efficiencies (as roofline.profile_rate_calibrated),
     # worked out once per card type, not once per job and type
-    params = load_params() if calibrated else None
-    prof_ref = calibrated_spec(ref, ref, params) if calibrated else ref
-    prof_specs = [calibrated_spec(s, ref, params) for s in specs] if calibrated else specs
+    prof_specs, prof_ref = calibrated_specs(specs, ref) if calibrated else (specs, ref)
 
     meas = measured_rows(instance)
     model = None
