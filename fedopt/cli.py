@@ -142,7 +142,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
     if args.plan and args.cards:
         raise InputError("schema", "choose one of --plan, --cards")
     if args.cards:
-        from fedopt.normalize.cards import cards_file_schema
+        from fedopt.normalize.cards_file import cards_file_schema
 
         _out(json.dumps(cards_file_schema(), indent=1))
         return 0

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fedopt.normalize.cards import CardResolver, cloud_instance
+from fedopt.normalize.cards import CardResolver
+from fedopt.normalize.cloud_instances import cloud_instance
 
 # Extended resources that are whole accelerator cards, and the labels that name their product,
 # most specific first. A resource name ending in a product (huawei.com/Ascend910B) names it too.

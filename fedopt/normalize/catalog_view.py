@@ -12,8 +12,9 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from fedopt.normalize.cards import Card, CardResolver, arch_vendor, mig_parent_id, missing_variant, same_silicon
+from fedopt.normalize.cards import Card, CardResolver, arch_vendor, missing_variant, same_silicon
 from fedopt.normalize.catalog import load_catalog
+from fedopt.normalize.mig import mig_parent_id
 
 FIGURES = (
     "bf16_tflops",

@@ -33,7 +33,8 @@ def _progress(args):
 
 
 def _resolver(args):
-    from fedopt.normalize.cards import CardResolver, load_cards_file
+    from fedopt.normalize.cards import CardResolver
+    from fedopt.normalize.cards_file import load_cards_file
 
     extra = load_cards_file(args.cards) if args.cards else []
     return CardResolver(extra=extra)
@@ -294,8 +295,9 @@ def _names_to_resolve(args) -> list[str]:
 
 
 def _resolve_names(args) -> int:
-    from fedopt.normalize.cards import cloud_instance, mig_parent_id
     from fedopt.normalize.catalog_view import FIGURES, card_sources, resolution_frame
+    from fedopt.normalize.cloud_instances import cloud_instance
+    from fedopt.normalize.mig import mig_parent_id
 
     res = _resolver(args)
     tab = resolution_frame(_names_to_resolve(args), res)

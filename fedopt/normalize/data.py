@@ -275,7 +275,7 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
     # "NVIDIA A100-PCIe-80GB (1x1g.10gb MIG)": the run used that many MIG instances, whatever cards
     # the machine has (Azure's v3.0 VM of four A100s ran one 1g.10gb slice: 1/7 of one card's rate;
     # HPE's v2.1 Apollo, its JSON saying 8 accelerators, ran at NVIDIA's one-slice rates)
-    from fedopt.normalize.cards import mig_instances
+    from fedopt.normalize.mig import mig_instances
 
     slices = df["accelerator"].map({a: mig_instances(a) for a in df["accelerator"].unique()})
     df.loc[slices.notna(), "cards"] = slices.dropna().astype(np.int64)

@@ -70,9 +70,10 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor, catalog_twin, mig_share, silicon_sibling
+from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor, catalog_twin, silicon_sibling
 from fedopt.normalize.footprint import fits_one_card, replica_workloads
 from fedopt.normalize.memory_fit import MemoryFit
+from fedopt.normalize.mig import mig_share
 from fedopt.normalize.neighbours import OneCardRatios, ReferenceRatios
 
 RESOURCES = ("compute", "mem", "host")

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 
 import pytest
 
-from fedopt.errors import InputError
-from fedopt.normalize.cards import Card, CardResolver, cloud_instance, load_cards_file, mig_parent_id, missing_variant
+from fedopt.normalize.cards import Card, CardResolver, missing_variant
 from fedopt.normalize.catalog import MODELS_DIR, load_catalog
 from fedopt.normalize.model import has_tensor
 
@@ -208,31 +206,6 @@ def test_user_cards_win(tmp_path):
     assert res.resolve("NVIDIA H100-PCIe-80GB").id == "H100-PCIe-80GB"  # a PCIe card is another card
 
 
-def test_cards_file(tmp_path):
-    p = tmp_path / "cards.json"
-    p.write_text(
-        json.dumps([{"id": "H100", "vendor": "nvidia", "stack": "cuda", "memory_gb": 80, "bf16_tflops": 989, "mem_bw_gbs": 3350}])
-    )
-    (card,) = load_cards_file(p)
-    assert card.fp32_tflops == 67  # from the catalog twin
-    assert card.power_w == 700  # the H100 SXM's board power, so its clocks read as the twin's
-
-
-def test_a_users_power_limited_card_reads_as_its_twin(tmp_path):
-    # an "L4" in the CardType form without power_w: the catalog L4's 72 W, so the model charges it the
-    # same sustained-clock deficit; a power given wins, and a card with no twin has none
-    res = CardResolver()
-    l4 = res.resolve("L4")
-    base = {"vendor": "nvidia", "stack": "cuda", "memory_gb": 24, "bf16_tflops": l4.bf16_tflops, "mem_bw_gbs": 300}
-    p = tmp_path / "cards.json"
-    p.write_text(json.dumps([base | {"id": "L4"}, base | {"id": "NVIDIA L4", "power_w": 150}, base | {"id": "card-9"}]))
-    twin, given, alone = load_cards_file(p)
-    assert twin.power_w == l4.power_w == 72
-    assert res.power_deficit(twin) == pytest.approx(res.power_deficit(l4)) and res.power_deficit(l4) > 0
-    assert given.power_w == 150 and res.power_deficit(given) < res.power_deficit(l4)
-    assert alone.power_w is None and res.power_deficit(alone) == 0
-
-
 def test_narrow_format_peaks():
     # dense 8-bit and 4-bit matrix peaks (models/narrow_formats.csv); a card with nothing narrower
     # falls back to the next wider format's peak
@@ -257,7 +230,7 @@ def test_corrections_replace_a_shared_figure_and_say_why(tmp_path):
     """The shared table gives the K80 board's 300 W beside one die's memory and peaks: the catalog
     counts dies (what a VM or a node lists), so its power is the die's 150 W, sourced to the fix;
     and the T4's 400 GB/s, where its bus gives 320."""
-    from fedopt.normalize.catalog import MODELS_DIR, build_catalog
+    from fedopt.normalize.catalog import build_catalog
 
     k80 = load_catalog()["K80"]
     assert (k80["power_w"], k80["memory_gb"], k80["mem_bw_gbs"]) == (150.0, 12.0, 240.0)
@@ -270,21 +243,6 @@ def test_corrections_replace_a_shared_figure_and_say_why(tmp_path):
     with pytest.raises(ValueError, match="'K81' has no 'power_w' to correct"):
         build_catalog(corrections=bad)
     assert (MODELS_DIR / "catalog_corrections.csv").exists()
-
-
-def test_cards_file_narrow_peaks_from_the_twin(tmp_path):
-    p = tmp_path / "cards.json"
-    base = {"vendor": "nvidia", "stack": "cuda", "memory_gb": 180, "mem_bw_gbs": 8000}
-    p.write_text(
-        json.dumps([base | {"id": "B200", "bf16_tflops": 2100}, base | {"id": "B200 x", "bf16_tflops": 2250, "fp4_tflops": 7000}])
-    )
-    low, own = load_cards_file(p)
-    assert (low.fp8_tflops, low.fp4_tflops) == (pytest.approx(4200), pytest.approx(8400))  # the twin's ratios to BF16
-    assert (own.fp8_tflops, own.fp4_tflops) == (4500, 7000)  # a figure given wins
-    p.write_text(json.dumps([base | {"id": "X", "bf16_tflops": 10, "fp8_tflops": "fast"}]))
-    with pytest.raises(InputError) as err:
-        load_cards_file(p)
-    assert "[0].fp8_tflops" in str(err.value)
 
 
 def test_catalog_covers_the_issue_cards_with_sources():
@@ -378,42 +336,6 @@ def test_geforce_tensor_peaks_agree_with_their_fp32_peaks():
         assert card.p4 / card.bf16_tflops == pytest.approx(8.0, rel=0.01), name
 
 
-def test_mig_slices_take_their_share_of_the_card():
-    # MIG User Guide: a g-slice instance has g/7 of the SMs (g/4 on A30) and its named memory
-    res = CardResolver()
-    a100_40, h100 = res.resolve("A100-SXM4-40GB"), res.resolve("H100-SXM-80GB")
-    label = res.resolve("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb")  # GPU feature discovery, mixed strategy
-    assert label.id == "A100-SXM4-40GB-MIG-1g.5gb"
-    assert label.bf16_tflops == pytest.approx(a100_40.bf16_tflops / 7)
-    assert label.mem_bw_gbs == pytest.approx(a100_40.mem_bw_gbs / 8) and label.memory_gb == 5
-    assert res.resolve("A100 MIG 1g.5gb") == label  # only a 40 GB card has 1g.5gb slices
-    assert res.resolve("A100 MIG 1g.10gb").id == "A100-SXM4-80GB-MIG-1g.10gb"
-    three = res.resolve("H100 MIG 3g.40gb")
-    assert three.bf16_tflops == pytest.approx(h100.bf16_tflops * 3 / 7) and three.mem_bw_gbs == pytest.approx(h100.mem_bw_gbs / 2)
-    assert three.scaleup_gbs < h100.scaleup_gbs and three.domain == 8  # no NVLink peer traffic
-    assert res.resolve("A30 MIG 2g.12gb").bf16_tflops == pytest.approx(res.resolve("A30").bf16_tflops / 2)
-    shared = res.resolve("A100-SXM4-40GB MIG 2c.7g.40gb")  # a compute instance: 2 of the 7 slices, all the memory
-    assert shared.bf16_tflops == pytest.approx(a100_40.bf16_tflops * 2 / 7) and shared.mem_bw_gbs == a100_40.mem_bw_gbs
-    for card in (label, three, shared):
-        assert res.resolve(card.id) == card  # a slice's id names it again
-    assert res.resolve("L40S MIG 1g.12gb") is None  # no MIG on that card: no specs rather than a whole card's
-    assert res.resolve("A100 MIG 8g.80gb") is None
-
-
-def test_mig_profiles_written_before_the_word_mig():
-    # MLPerf submitters write the instance count and profile before "MIG"
-    res = CardResolver()
-    assert res.resolve("NVIDIA A100-PCIe-80GB (1x1g.10gb MIG)").id == "A100-PCIe-80GB-MIG-1g.10gb"
-    assert res.resolve("NVIDIA A100-SXM-80GB (1x1g.10gb MIG)").id == "A100-SXM4-80GB-MIG-1g.10gb"
-    assert res.resolve("H100 3g.40gb MIG").id == "H100-SXM-80GB-MIG-3g.40gb"
-    assert res.resolve("H100 2c.7g.80gb MIG").id == "H100-SXM-80GB-MIG-2c.7g.80gb"  # not a vGPU type "H100-2C"
-    assert missing_variant("NVIDIA A100-PCIe-80GB (1x1g.10gb MIG)", res.resolve("A100 PCIe 80GB")) == []
-    from fedopt.normalize.cards import mig_instances
-
-    assert mig_instances("NVIDIA A100-SXM-80GB (2x1g.10gb MIG)") == 2
-    assert mig_instances("A100 MIG 1g.10gb") is None and mig_instances("8x H100") is None
-
-
 def test_vgpu_types_name_their_board():
     # NVIDIA vGPU (C-Series) type names: the letters after the chip name the board
     res = CardResolver()
@@ -438,34 +360,6 @@ def test_vgpu_types_name_their_board():
     assert res.resolve("H100 PCIe").id == "H100-PCIe-80GB"
 
 
-def test_a_mig_slice_predicts_below_its_card():
-    import pandas as pd
-
-    from fedopt.normalize.model import ThroughputModel
-
-    m = pd.DataFrame(
-        {"workload": ["w", "w"], "card_type": ["H100-SXM-80GB", "A100-SXM4-80GB"], "cards": [1, 1], "throughput": [3.0, 1.0]}
-    )
-    q = pd.DataFrame({"workload": "w", "card_type": ["H100 MIG 1g.10gb", "H100 MIG 3g.40gb", "H100-SXM-80GB"], "cards": 1})
-    one, three, whole = ThroughputModel().fit(m).predict(q)
-    assert whole == pytest.approx(3.0) and 0 < one < three < whole
-    assert three < 0.6 * whole  # 3/7 of the SMs, half the bandwidth
-    # every share of the card's time scales with the slice, the host's too (MLPerf Inference's
-    # one-slice runs go at about 1/7 of their card): a 1g slice at most 1/7 of the card's rate
-    # (1/8 of its bandwidth), however much of the time the fit reads as host time
-    assert one <= whole / 7 * 1.0001
-
-
-def test_mig_share_is_the_slices_share_of_the_sms():
-    from fedopt.normalize.cards import mig_share
-
-    res = CardResolver()
-    assert mig_share(res.resolve("A100 MIG 1g.5gb").id) == pytest.approx(1 / 7)
-    assert mig_share(res.resolve("A30 MIG 2g.12gb").id) == pytest.approx(1 / 2)  # four slices on an A30
-    assert mig_share(res.resolve("A100-SXM4-40GB MIG 2c.7g.40gb").id) == pytest.approx(2 / 7)  # a compute instance
-    assert mig_share(res.resolve("H100").id) == 1.0
-
-
 def test_cards_added_on_2026_12_04_keep_their_sources_arithmetic():
     # figures of models/catalog_supplement.csv that follow from others (sources column)
     res = CardResolver()
@@ -479,13 +373,6 @@ def test_cards_added_on_2026_12_04_keep_their_sources_arithmetic():
     assert has_tensor(res.resolve("Arc A770"))  # XMX: 8x its FP32 vector rate
     # RDNA3's WMMA is twice its dual-issue FP32 figure: read as the RX 7900 XTX is
     assert has_tensor(res.resolve("W7900")) == has_tensor(res.resolve("RX 7900 XT")) == has_tensor(res.resolve("RX 7900 XTX"))
-
-
-def test_a_slices_id_names_the_card_it_is_cut_from():
-    res = CardResolver()
-    slice_ = res.resolve("A100 MIG 1g.5gb")
-    assert mig_parent_id(slice_.id) == "A100-SXM4-40GB" == res.whole_card("A100 MIG 1g.5gb").id
-    assert mig_parent_id("A100-SXM4-40GB") is None
 
 
 def test_a_pcie_only_card_keeps_pcie_past_eight_cards():
@@ -517,33 +404,6 @@ def test_resolvers_share_one_reading_of_the_shipped_catalog():
     assert a.catalog is not b.catalog and a._aliases is not b._aliases
 
 
-def test_cloud_instance_types_read_as_their_cards():
-    res = CardResolver()
-    cases = {
-        "p4d.24xlarge": ("A100-SXM4-40GB", "aws instance"),
-        "p4de.24xlarge": ("A100-SXM4-80GB", "aws instance"),
-        "p5.48xlarge": ("H100-SXM-80GB", "aws instance"),
-        "p5en.48xlarge": ("H200-SXM-141GB", "aws instance"),
-        "g6e.12xlarge": ("L40S", "aws instance"),
-        "g6.xlarge": ("L4", "aws instance"),
-        "a2-highgpu-1g": ("A100-SXM4-40GB", "gcp instance"),  # not the NVIDIA A2 its prefix spells
-        "a3-megagpu-8g": ("H100-SXM-80GB", "gcp instance"),
-        "v5litepod-8": ("TPU-v5e", "gcp instance"),
-        "Standard_ND96isr_H100_v5": ("H100-SXM-80GB", "azure instance"),
-        "Standard_NC24ads_A100_v4": ("A100-PCIe-80GB", "azure instance"),
-        "ml.g5.2xlarge": ("A10G", "aws instance"),  # SageMaker's name for the instance
-    }
-    for name, (card, how) in cases.items():
-        got, got_how = res.match(name)
-        assert (got.id, got_how) == (card, how), name
-    # every row names a catalog card; no catalog id or alias reads as an instance
-    with open(MODELS_DIR / "cloud_instances.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
-    assert rows and all(r["card"] in res.catalog and r["source"] for r in rows)
-    assert [n for n in list(res.catalog) + list(res._aliases) if cloud_instance(n)] == []
-    assert res.match("A2")[0].id == "A2" and cloud_instance("g6e") is None  # a card, a bare series
-
-
 def test_same_silicon_is_one_chip_at_one_clock_and_memory():
     """Export variants and boards of one die are the same silicon; a different power, bandwidth or
     narrow-format peak is not (each pair's figures are the catalog's)."""
@@ -568,54 +428,3 @@ def test_same_silicon_is_one_chip_at_one_clock_and_memory():
     pool = {"l40s": card("L40S"), "h100": card("H100-SXM-80GB"), "none": None}
     assert silicon_sibling(card("H800"), pool) == "h100" and silicon_sibling(card("H20"), pool) is None
     assert silicon_sibling(None, pool) is None
-
-
-@pytest.mark.parametrize(
-    "doc",
-    [
-        [{"id": "X1", "bf16_tflops": 100, "mem_bw_gbs": 900}],
-        [{"id": "X1", "bf16_tflops": 100.5, "mem_bw_gbs": 900, "memory_gb": 48, "power_w": None, "vendor": "acme", "price": 2}],
-        {"card_types": [{"id": "H100", "stack": "cuda", "memory_gb": 80, "bf16_tflops": 989, "mem_bw_gbs": 3350}]},
-        [],
-        [{"id": "", "bf16_tflops": 1, "mem_bw_gbs": 1}],
-        [{"bf16_tflops": 1, "mem_bw_gbs": 1}],
-        [{"id": "X1", "bf16_tflops": 0, "mem_bw_gbs": 1}],
-        [{"id": "X1", "bf16_tflops": 1}],
-        [{"id": "X1", "bf16_tflops": 1, "mem_bw_gbs": 1, "memory_gb": -1}],
-        [{"id": "X1", "bf16_tflops": True, "mem_bw_gbs": 1}],
-        [{"id": "X1", "bf16_tflops": "100", "mem_bw_gbs": 1}],
-        [{"id": "X1", "bf16_tflops": 1, "mem_bw_gbs": 1, "stack": 3}],
-        [{"id": 7, "bf16_tflops": 1, "mem_bw_gbs": 1}],
-        ["X1"],
-        {"cards": []},
-        {"card_types": {"id": "X1"}},
-    ],
-)
-def test_the_cards_schema_accepts_what_the_loader_accepts(tmp_path, doc):
-    """``fedopt schema --cards`` and ``load_cards_file`` agree on every document here, good and bad."""
-    import jsonschema
-
-    from fedopt.normalize.cards import cards_file_schema
-
-    path = tmp_path / "cards.json"
-    path.write_text(json.dumps(doc))
-    try:
-        load_cards_file(path)
-        loads = True
-    except InputError:
-        loads = False
-    valid = jsonschema.Draft202012Validator(cards_file_schema()).is_valid(doc)
-    assert valid == loads
-
-
-def test_schema_command_prints_the_cards_schema(capsys):
-    from fedopt.cli import main
-
-    assert main(["schema", "--cards"]) == 0
-    schema = json.loads(capsys.readouterr().out)
-    assert schema["title"] == "fedopt normalize --cards file" and schema["$defs"]["card"]["required"] == [
-        "id",
-        "bf16_tflops",
-        "mem_bw_gbs",
-    ]
-    assert main(["schema", "--cards", "--plan"]) == 2
