@@ -35,8 +35,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fedopt.normalize.capacity import FORMATS, RESOURCES
 from fedopt.normalize.catalog import MODELS_DIR
-from fedopt.normalize.model import FORMATS, RESOURCES, Hyper, ThroughputModel, _sigmoid
+from fedopt.normalize.model import Hyper, ThroughputModel
+from fedopt.normalize.objective import sigmoid
 
 PARAMS_PATH = MODELS_DIR / "normalize_params.json"
 REFERENCE_COUNT = 8  # the calibration's workloads are tabled at this many cards: one node (411 of its 1,437 rows)
@@ -92,7 +94,7 @@ def calibrate(
         "common": {
             "efficiency": round(float(np.exp(fz.mu)), 4),
             "shares": {r: round(v, 4) for r, v in zip(RESOURCES, model.shares("").values(), strict=False)},
-            "tensor_fraction": round(float(_sigmoid(np.array(fz.phi0))), 4),
+            "tensor_fraction": round(float(sigmoid(np.array(fz.phi0))), 4),
             "formats": {f: round(v, 4) for f, v in model.shares("").items() if f in FORMATS},
             "overhead_log_k": round(fz.k0, 4),
             "overhead_gamma": round(fz.gamma, 4),

@@ -70,19 +70,25 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
+from fedopt.normalize.capacity import (
+    FORMATS,
+    MATRIX_COLUMNS,
+    REF,
+    RESOURCES,
+    card_logs,
+    comm_factor,
+    has_tensor,
+    matrix_logs,
+    scaleout_shape,
+)
 from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor, catalog_twin, silicon_sibling
 from fedopt.normalize.footprint import fits_one_card, replica_workloads
 from fedopt.normalize.memory_fit import MemoryFit
 from fedopt.normalize.mig import mig_share
 from fedopt.normalize.neighbours import OneCardRatios, ReferenceRatios
+from fedopt.normalize.objective import Objective, Pools, Rows, connected_groups, sigmoid, softmax
 
-RESOURCES = ("compute", "mem", "host")
-# H100 SXM: x = 1 on it
-REF = {"bf16": 989.0, "fp32": 67.0, "mem": 3350.0, "comm": 900.0, "fp8": 1979.0, "fp4": 1979.0, "tf32": 494.5}
-FORMATS = ("tf32", "bf16", "fp8", "fp4")  # matrix number formats, widest first (fp8: 8 bits, FP8 or INT8)
-MATRIX_COLUMNS = [6, 0, 4, 5]  # card_logs' columns of the formats' peaks
 REPLICA_BYTES_PER_PARAM = 1.0  # FP8/INT8 weights, the usual serving recipe (Hyper.replicas)
-SCALEOUT_GBS = 50.0  # per card between nodes (400 Gb/s)
 NO_TENSOR = -30.0  # logit of rho for a workload with no evidence of matrix-unit use
 
 
@@ -106,91 +112,6 @@ def _one_blas_thread():
     finally:
         for fn, old in setters:
             fn(old)
-
-
-def has_tensor(card: Card | None) -> bool:
-    """Matrix units: dense BF16/FP16 peak well above the FP32 one (K80, P100, P40 have none)."""
-    return card is not None and (card.fp32_tflops is None or card.bf16_tflops >= 2.5 * card.fp32_tflops)
-
-
-def comm_factor(n: np.ndarray | int) -> np.ndarray:
-    """Ring all-reduce traffic per card relative to the message: 2 (n-1) / n."""
-    n = np.asarray(n, dtype=float)
-    return 2.0 * (n - 1.0) / n
-
-
-def card_logs(card: Card, n: np.ndarray | int) -> np.ndarray:
-    """[len(n), 6]: log inverse capacities (bf16, fp32, mem, collective bandwidth at n cards, 8-bit and
-    4-bit matrix peaks), 0 = an H100 SXM."""
-    n = np.atleast_1d(np.asarray(n, dtype=float))
-    domain = card.domain
-    counts, at = np.unique(np.minimum(n, domain), return_inverse=True)
-    node = np.array([card.ring_gbs(int(k)) for k in counts])[at.reshape(-1)]
-    bw = np.where(n <= domain, node, np.minimum(node, SCALEOUT_GBS))
-    out = np.empty((len(n), 7))
-    out[:, 0] = np.log(REF["bf16"] / card.bf16_tflops)
-    out[:, 1] = np.log(REF["fp32"] / card.fp32)
-    out[:, 2] = np.log(REF["mem"] / card.mem_bw_gbs)
-    out[:, 3] = np.log(REF["comm"] / bw)
-    out[:, 4] = np.log(REF["fp8"] / card.p8)
-    out[:, 5] = np.log(REF["fp4"] / card.p4)
-    out[:, 6] = np.log(REF["tf32"] / card.tf32)
-    return out
-
-
-def scaleout_shape(n: np.ndarray | float, beta: float) -> tuple[np.ndarray, np.ndarray]:
-    """How a job's slowdown grows past one node: ``ln(n / 8) ** beta`` (0 up to 8 cards), and its
-    derivative in ``beta``. A power of the log, not of n: MLPerf's systems slow little up to 64
-    cards, steeply to 512 and little past 1,024; a power of n missed the middle by ~40%."""
-    x = np.log(np.maximum(np.asarray(n, dtype=float), NODE_CARDS) / NODE_CARDS)
-    pos = x > 0
-    lx = np.log(np.where(pos, x, 1.0))
-    g = np.where(pos, np.exp(beta * lx), 0.0)
-    return g, g * lx
-
-
-def matrix_logs(u: np.ndarray, LF: np.ndarray) -> np.ndarray:
-    """Log inverse matrix capacity [N] from the TF32, BF16, 8-bit, 4-bit columns ``LF`` [N, 4] and
-    the shares ``u`` [N, 3] or [3] of matrix time at 16 bits or fewer, at 8 bits or fewer and at 4
-    bits: the blend (1 - u16) TF32 + (u16 - u8) BF16 + (u8 - u4) 8-bit + u4 4-bit. Linear in ``u``
-    (box-bounded in the fit): a share of 1% can still grow when the data call for it, where a
-    softmax logit there barely moves."""
-    return LF[:, 0] + (np.diff(LF, axis=1) * u).sum(axis=1)
-
-
-SERIAL_GRID = np.linspace(0.0, 1.0, 21)
-
-
-def serial_moments(iw: np.ndarray, ic: np.ndarray, n: np.ndarray, y: np.ndarray, W: int) -> np.ndarray:
-    """Each workload's serial fraction as its own rows alone put it [W]: on every card measured at
-    several counts within a node, the Amdahl law's ratios to the smallest count against the
-    measured log ratios, least squares over a grid of [0, 1]; 0 for a workload with no such card.
-    Only the fit's start: the fit then weighs it against the overhead and the prior."""
-    rows = pd.DataFrame({"w": iw, "c": ic, "n": n, "y": y})
-    rows["n0"] = rows.groupby(["w", "c"])["n"].transform("min")
-    base = rows[rows["n"] == rows["n0"]].groupby(["w", "c"])["y"].mean().rename("y0")
-    rows = rows.join(base, on=["w", "c"])
-    rows = rows[rows["n"] > rows["n0"]]
-    out = np.zeros(W)
-    if rows.empty:
-        return out
-    nn, n0 = rows["n"].to_numpy()[:, None], rows["n0"].to_numpy()[:, None]
-    law = np.log(nn / n0) + np.log1p(SERIAL_GRID * (n0 - 1)) - np.log1p(SERIAL_GRID * (nn - 1))
-    sq = (law - (rows["y"] - rows["y0"]).to_numpy()[:, None]) ** 2
-    w = rows["w"].to_numpy()
-    cost = np.stack([np.bincount(w, sq[:, j], W) for j in range(len(SERIAL_GRID))], axis=1)
-    seen = np.bincount(w, None, W) > 0
-    out[seen] = SERIAL_GRID[cost[seen].argmin(axis=1)]
-    return out
-
-
-def _softmax(t: np.ndarray) -> np.ndarray:
-    z = np.exp(t - t.max(axis=-1, keepdims=True))
-    return z / z.sum(axis=-1, keepdims=True)
-
-
-def _sigmoid(t: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * t))
 
 
 PROGRESS_EVERY_S = 5.0  # a long fit's status lines, at most this often
@@ -477,18 +398,12 @@ class ThroughputModel:
         LF = L[:, MATRIX_COLUMNS]  # matrix-unit formats: BF16, 8-bit, 4-bit
         mc, mm = mask.T
         hn = comm_factor(n) * (1.0 - self._replica_rows(wl, keys))
-        logn = np.log(n)
-        # past one node the scale-out slowdown (psi, beta) says how a job slows, shared across
-        # workloads; a serial fraction read from those rows would not carry to another job
-        n_node = np.minimum(n, NODE_CARDS)
-        serial_on = bool(np.isfinite(h.lam_serial))
-        W, C, K, R = len(workloads), len(cards), h.rank, len(RESOURCES)
+        W, C = len(workloads), len(cards)
 
         # efficiency prior: card -> architecture -> vendor -> common
         av = [arch_vendor(self._card(c), c) for c in cards]
         archs = sorted({a for a, _ in av})
         vendors = sorted({v for _, v in av})
-        A, Vn = len(archs), len(vendors)
         c_arch = np.array([archs.index(a) for a, _ in av], dtype=np.int64)
         vendor_of = dict(av)
         a_vend = np.array([vendors.index(vendor_of[a]) for a in archs], dtype=np.int64)
@@ -507,220 +422,24 @@ class ThroughputModel:
         tensor_w |= ~known_w  # no card with specs: no evidence either way
         phi_off = np.where(tensor_w, 0.0, NO_TENSOR)
 
-        # connected components of the workload-card graph: workloads that share no card share only the global priors
-        parent = list(range(W + C))
-
-        def root(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        for w, c in set(zip(iw.tolist(), ic.tolist(), strict=True)):
-            parent[root(w)] = root(W + c)
-        comp_ids = sorted({root(w) for w in range(W)})
-        G = len(comp_ids)
-        wg = np.array([comp_ids.index(root(w)) for w in range(W)], dtype=np.int64)
-
-        theta_prior = np.log(np.asarray(h.share_prior, dtype=float))
-        phi_prior = float(np.log(h.rho_prior / (1 - h.rho_prior)))
-        s = h.robust_scale
-        hx = h.host * self._host_rows(keys)
-        F = len(FORMATS) - 1  # (share at 16 bits or fewer, at 8 bits or fewer, at 4 bits)
-        sizes = [W, W * R, R, W, 1, C, A, Vn, 1, W, 1, 1, C * K, W * K, G * R, G, G, W, 1, 1, G, 1, W * F, W]
-        fmt_prior = np.cumsum(h.format_prior[::-1])[::-1][1:]  # (1 - tf32, fp8 + fp4, fp4)
-        lam_fmt = np.array([h.lam_tf32, h.lam_format, h.lam_format])
-        offs = np.cumsum([0, *sizes])
-
-        def unpack(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, fm, sr = (
-                p[offs[i] : offs[i + 1]] for i in range(len(sizes))
-            )
-            return (
-                a, th.reshape(W, R), th0, ph, ph0[0], eta, ea, ev, mu[0], k, k0[0], gam[0], U.reshape(C, K), V.reshape(W, K),
-                thg.reshape(G, R), phg, kg, ps, ps0[0], bet[0], psg, kap[0], fm.reshape(W, F), sr,
-            )  # fmt: skip
-
-        def f(p):
-            a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, thg, phg, kg, ps, ps0, bet, psg, kap, fm, sr = unpack(p)
-            sw = _softmax(th)
-            sh = sw[iw]
-            rho = _sigmoid(ph + phi_off)
-            rr = rho[iw]
-            lt_ = matrix_logs(fm[iw], LF)
-            e = eta[ic]
-            xc = np.exp(rr * lt_ + (1 - rr) * lf - e * mc)
-            xm = np.exp(lm - e * mm)
-            sx = sh * np.stack([xc, xm, hx], axis=1)
-            tau = sx.sum(axis=1)
-            ovc = np.exp(k[iw] + gam * lc) * hn
-            pw, dpw = scaleout_shape(n, bet)
-            ovs = np.exp(ps[iw]) * pw
-            ov = ovc + ovs
-            amd = 1.0 + sr[iw] * (n_node - 1)  # Amdahl within a node: the serial fraction of one card's time stays
-            pred = logn + a[iw] - np.log(tau) - np.log1p(ov) - np.log(amd) + (U[ic] * V[iw]).sum(axis=1)
-            r = pred - y
-            q = np.sqrt(1.0 + (r / s) ** 2)
-            loss = 2 * s * s * (q - 1).sum()
-            g = 2 * r / q  # d loss / d pred
-            ga = np.bincount(iw, g, W)
-            dth = g[:, None] * (sh - sx / tau[:, None])  # d pred / d theta_k = s_k (1 - x_k / tau)
-            gth = np.stack([np.bincount(iw, dth[:, j], W) for j in range(R)], axis=1)
-            gph = np.bincount(iw, -g * sx[:, 0] * (lt_ - lf) / tau, W) * rho * (1 - rho)
-            dfm = (-g * sx[:, 0] * rr / tau)[:, None] * np.diff(LF, axis=1)
-            gfm = np.stack([np.bincount(iw, dfm[:, j], W) for j in range(F)], axis=1)
-            # format shares toward the prior itself, not a group's: a format is a job's own recipe
-            d = fm - fmt_prior
-            loss += (lam_fmt * d**2).sum()
-            gfm += 2 * lam_fmt * d
-            geta = np.bincount(ic, g * (sx[:, 0] * mc + sx[:, 1] * mm) / tau, C)
-            dov = -g / (1 + ov)
-            gk = np.bincount(iw, dov * ovc, W)
-            ggam = (dov * ovc * lc).sum()
-            gps = np.bincount(iw, dov * ovs, W)
-            gbet = (dov * np.exp(ps[iw]) * dpw).sum()
-            if serial_on:  # the double well 16 s^2 (1 - s)^2: 0 at both ends, 1 at s = 1/2
-                well = sr * (1.0 - sr)
-                gsr = np.bincount(iw, -g * (n_node - 1) / amd, W) + 32 * h.lam_serial * well * (1.0 - 2.0 * sr)
-                loss += 16 * h.lam_serial * (well**2).sum()
-            else:  # held at 0: a gradient there would still enter L-BFGS's curvature pairs
-                gsr = np.zeros(W)
-            gU = np.zeros((C, K))
-            gV = np.zeros((W, K))
-            for j in range(K):
-                gU[:, j] = np.bincount(ic, g * V[iw, j], C)
-                gV[:, j] = np.bincount(iw, g * U[ic, j], W)
-            # shares: logits toward their component's, shares toward softmax of it; components toward
-            # the global theta_0, theta_0 weakly toward the prior
-            tg = thg[wg]
-            d = th - tg
-            lt = h.lam_theta * shrink["w"][:, None]
-            loss += (lt * d**2).sum()
-            gth += 2 * lt * d
-            gthg = -2 * np.stack([np.bincount(wg, lt[:, 0] * d[:, j], G) for j in range(R)], axis=1)
-            s0 = _softmax(tg)
-            ds = sw - s0
-            ls = h.lam_share * shrink["w"][:, None]
-            loss += (ls * ds**2).sum()
-            gth += 2 * ls * sw * (ds - (ds * sw).sum(axis=1, keepdims=True))
-            gs0 = -2 * ls * s0 * (ds - (ds * s0).sum(axis=1, keepdims=True))
-            gthg += np.stack([np.bincount(wg, gs0[:, j], G) for j in range(R)], axis=1)
-            d = thg - th0
-            loss += h.lam_group * (d**2).sum() + h.lam_theta0 * ((th0 - theta_prior) ** 2).sum()
-            gthg += 2 * h.lam_group * d
-            gth0 = -2 * h.lam_group * d.sum(axis=0) + 2 * h.lam_theta0 * (th0 - theta_prior)
-            # tensor fraction (only where there is evidence)
-            d = (ph - phg[wg]) * tensor_w
-            loss += h.lam_rho * (d**2).sum()
-            gph += 2 * h.lam_rho * d
-            gphg = -2 * h.lam_rho * np.bincount(wg, d, G)
-            d = phg - ph0
-            loss += h.lam_group * (d**2).sum() + 0.01 * (ph0 - phi_prior) ** 2
-            gphg += 2 * h.lam_group * d
-            gph0 = -2 * h.lam_group * d.sum() + 0.02 * (ph0 - phi_prior)
-            # efficiency hierarchy; a power-limited card's centre is lowered by kappa times its deficit,
-            # an architecture's by its calibrated miss (arch_off)
-            de = eta - ea[c_arch] - prior_off + kap * deficit
-            dea = ea - ev[a_vend] - arch_off
-            dev = ev - mu
-            loss += (lam_eta * de**2).sum() + h.lam_arch * (dea**2).sum() + h.lam_vendor * (dev**2).sum() + h.lam_mu * mu * mu
-            geta += 2 * lam_eta * de
-            gea = -2 * np.bincount(c_arch, lam_eta * de, A) + 2 * h.lam_arch * dea
-            gev = -2 * h.lam_arch * np.bincount(a_vend, dea, Vn) + 2 * h.lam_vendor * dev
-            gmu = -2 * h.lam_vendor * dev.sum() + 2 * h.lam_mu * mu
-            loss += h.lam_kappa * (kap - h.kappa_prior) ** 2
-            gkap = 2 * (lam_eta * de * deficit).sum() + 2 * h.lam_kappa * (kap - h.kappa_prior)
-            # all-reduce overhead
-            d = k - kg[wg]
-            loss += h.lam_k * (d**2).sum() + h.lam_gamma * (gam - h.gamma_prior) ** 2
-            gk += 2 * h.lam_k * d
-            gkg = -2 * h.lam_k * np.bincount(wg, d, G)
-            d = kg - k0
-            loss += h.lam_group * (d**2).sum() + 0.01 * (k0 - h.k_prior) ** 2
-            gkg += 2 * h.lam_group * d
-            gk0 = -2 * h.lam_group * d.sum() + 0.02 * (k0 - h.k_prior)
-            ggam += 2 * h.lam_gamma * (gam - h.gamma_prior)
-            # scale-out slowdown: workload toward its group's, groups toward the common one, that
-            # and the exponent toward the priors (from MLPerf's multi-node systems)
-            d = ps - psg[wg]
-            loss += h.lam_psi * (d**2).sum()
-            gps += 2 * h.lam_psi * d
-            gpsg = -2 * h.lam_psi * np.bincount(wg, d, G)
-            d = psg - ps0
-            loss += h.lam_group * (d**2).sum() + 0.01 * (ps0 - h.psi_prior) ** 2 + h.lam_beta * (bet - h.beta_prior) ** 2
-            gpsg += 2 * h.lam_group * d
-            gps0 = -2 * h.lam_group * d.sum() + 0.02 * (ps0 - h.psi_prior)
-            gbet += 2 * h.lam_beta * (bet - h.beta_prior)
-            # low rank
-            loss += h.lam_uv * ((U**2).sum() + (V**2).sum())
-            gU += 2 * h.lam_uv * U
-            gV += 2 * h.lam_uv * V
-            parts = [ga, gth.ravel(), gth0, gph, [gph0], geta, gea, gev, [gmu], gk, [gk0], [ggam], gU.ravel(), gV.ravel()]
-            grad = np.concatenate([*parts, gthg.ravel(), gphg, gkg, gps, [gps0], [gbet], gpsg, [gkap], gfm.ravel(), gsr])
-            return loss, grad
-
-        shrink = {"w": np.ones(W)}
-        rng = np.random.default_rng(h.seed)
-        s_init = _softmax(theta_prior)
-        rr = _sigmoid(phi_prior + phi_off)[iw]
-        tau0 = s_init[0] * np.exp(rr * matrix_logs(fmt_prior, LF) + (1 - rr) * lf) + s_init[1] * np.exp(lm) + s_init[2] * hx
-        ov0 = np.exp(h.k_prior + h.gamma_prior * lc) * hn + np.exp(h.psi_prior) * scaleout_shape(n, h.beta_prior)[0]
-        resid0 = y - logn + np.log(tau0) + np.log1p(ov0)
-        a_init = np.bincount(iw, resid0, W) / np.maximum(np.bincount(iw, None, W), 1)
-        # the serial fraction starts where the job's own rows at several counts put it (a start in
-        # the right well: from 1/2 the first steps could settle a job that does not speed up at 0
-        # with a large overhead instead); elsewhere at 0
-        serial_start = serial_moments(iw, ic, n_node, y, W) if serial_on else np.zeros(W)
-        p0 = np.concatenate(
-            [
-                a_init,
-                np.tile(theta_prior, W),
-                theta_prior,
-                np.full(W, phi_prior),
-                [phi_prior],
-                prior_off - h.kappa_prior * deficit,
-                np.zeros(A),
-                np.zeros(Vn),
-                [0.0],
-                np.full(W, h.k_prior),
-                [h.k_prior],
-                [h.gamma_prior],
-                0.01 * rng.standard_normal(C * K),
-                0.01 * rng.standard_normal(W * K),
-                np.tile(theta_prior, G),
-                np.full(G, phi_prior),
-                np.full(G, h.k_prior),
-                np.full(W, h.psi_prior),
-                [h.psi_prior],
-                [h.beta_prior],
-                np.full(G, h.psi_prior),
-                [h.kappa_prior],
-                np.tile(fmt_prior, W),
-                serial_start,
-            ]
-        )
+        G, wg = connected_groups(iw, ic, W, C)
+        rows = Rows(iw, ic, y, n, LF, lf, lm, lc, mc, mm, h.host * self._host_rows(keys), hn)
+        pools = Pools(wg, G, c_arch, a_vend, len(vendors), arch_off, lam_eta, prior_off, deficit, tensor_w, phi_off)
+        f = Objective(h, rows, pools)
+        p0 = f.start(np.random.default_rng(h.seed))
         with _one_blas_thread():
             opts = {"maxiter": h.max_iter, "maxfun": 2 * h.max_iter, "ftol": h.ftol, "gtol": 1e-6}
             first = opts | {"ftol": 1e-6} if h.adapt_shrink else opts  # only the shares' spread is read from it
-            bounds = [(None, None)] * len(p0)
-            bounds[offs[21]] = (0.0, None)  # kappa >= 0: power never speeds a card up
-            bounds[offs[22] : offs[23]] = [(0.0, 1.0)] * (W * F)  # format shares are shares
-            serial_max = 1.0 if serial_on else 0.0  # lam_serial = inf: no serial term
-            bounds[offs[23] : offs[24]] = [(0.0, serial_max)] * W  # a serial fraction is a fraction
+            bounds = f.bounds()
             passes = 2 if h.adapt_shrink else 1
             watch = _FitWatch(progress, f"{len(y):,} measurements, {W:,} workloads, {C} cards", passes)
             res = minimize(f, p0, jac=True, method="L-BFGS-B", options=first, bounds=bounds, callback=watch)
-            if h.adapt_shrink:
-                # empirical Bayes: shrink each group's shares as much as its workloads agree. Groups of
-                # similar workloads (Gavel's) keep a strong prior, groups of different ones (a
-                # pre-training and a decoding job) a weak one; then refit from the first fit.
-                sw = _softmax(unpack(res.x)[1])
-                spread = np.array([((sw[wg == g] - sw[wg == g].mean(axis=0)) ** 2).sum(axis=1).mean() for g in range(G)])
-                shrink["w"] = np.clip(h.share_spread / np.maximum(spread, 1e-9), h.shrink_min, 10.0)[wg]
+            if h.adapt_shrink:  # then refit from the first fit, each group's shares as firmly as they agree
+                f.weigh_shares(res.x)
                 watch.next_pass()
                 res = minimize(f, res.x, jac=True, method="L-BFGS-B", options=opts, bounds=bounds, callback=watch)
         self._objective, self._solution = f, res.x  # loss and gradient, for tests and diagnostics
-        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap, fm, sr = unpack(res.x)
+        a, th, th0, ph, ph0, eta, ea, ev, mu, k, k0, gam, U, V, _, _, _, ps, ps0, bet, _, kap, fm, sr = f.unpack(res.x)
         # workloads measured on one card only: their ratios across cards come from their group's
         # workloads measured on two or more (neighbours.py)
         reference = None if self.reference is None else ReferenceRatios(self.reference, self._catalog_id)
@@ -749,7 +468,7 @@ class ThroughputModel:
             {"nit": int(res.nit), "converged": bool(res.success)},
             float(kap),
             fm,
-            fmt_prior,
+            f.fmt_prior,
             sr,
         )
         return self
@@ -761,7 +480,7 @@ class ThroughputModel:
         return self.fitted
 
     def __getstate__(self) -> dict:
-        # the fit's loss closure stays behind: a fitted model pickles (worker processes, notebooks)
+        # the fit's objective (its copy of every row) stays behind: a fitted model pickles small (worker processes, notebooks)
         return {**self.__dict__, "_objective": None}
 
     def one_card_type(self) -> bool:
@@ -777,8 +496,8 @@ class ThroughputModel:
         fz = self._need()
         i = self._wi.get(workload)
         t = fz.theta[i] if i is not None else fz.theta0
-        out = dict(zip(RESOURCES, _softmax(t).tolist(), strict=True))
-        out["tensor"] = float(_sigmoid(fz.phi[i] if i is not None else fz.phi0))
+        out = dict(zip(RESOURCES, softmax(t).tolist(), strict=True))
+        out["tensor"] = float(sigmoid(fz.phi[i] if i is not None else fz.phi0))
         u = [1.0, *(float(v) for v in (fz.formats[i] if i is not None else fz.formats0)), 0.0]
         out |= {f: max(u[j] - u[j + 1], 0.0) for j, f in enumerate(FORMATS)}
         out["serial"] = float(fz.serial[i]) if i is not None and len(fz.serial) else 0.0
@@ -934,8 +653,8 @@ class ThroughputModel:
         bias = {k: self._new_arch_bias(k) for k in unseen} if self.arch_bias else {}
         lb = np.array([bias.get(k, 0.0) for k in keys]) if bias else 0.0
         U = np.where(kc[:, None], fz.U[ic] if C else 0.0, 0.0).reshape(N, K)
-        sh = _softmax(th)
-        rr = _sigmoid(ph)
+        sh = softmax(th)
+        rr = sigmoid(ph)
         xc = np.exp(rr * lt_ + (1 - rr) * lf - eta * mc)
         tau = sh[:, 0] * xc + sh[:, 1] * np.exp(lm - eta * mm) + sh[:, 2] * self.hyper.host * self._host_rows(keys)
         ps = np.where(kw, fz.psi[iw] if W else 0.0, fz.psi0)

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
+from fedopt.normalize.capacity import has_tensor
 from fedopt.normalize.cards import Card, CardResolver, missing_variant
 from fedopt.normalize.catalog import MODELS_DIR, load_catalog
-from fedopt.normalize.model import has_tensor
 
 NAMES = {
     "k80": "K80",
@@ -281,7 +281,7 @@ def test_bridged_cards_ring_over_pcie_past_the_bridge():
 def test_nvl72_racks_keep_nvlink_past_one_node():
     import numpy as np
 
-    from fedopt.normalize.model import card_logs
+    from fedopt.normalize.capacity import card_logs
 
     res = CardResolver()
 
@@ -378,7 +378,7 @@ def test_cards_added_on_2026_12_04_keep_their_sources_arithmetic():
 def test_a_pcie_only_card_keeps_pcie_past_eight_cards():
     # MLPerf Inference servers hold 10 RTX PRO 6000, 16 L4 or 18 Cloud AI 100 on one PCIe fabric: past
     # 8 such cards still reach each other over PCIe (128 GB/s), not over the 50 GB/s network an HGX node leaves by
-    from fedopt.normalize.model import card_logs
+    from fedopt.normalize.capacity import card_logs
 
     res = CardResolver()
     pro, l4, h100, nvl, gb200 = (res.resolve(n) for n in ("RTX PRO 6000 Blackwell Server", "L4", "H100 SXM", "H100 NVL", "GB200"))

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from fedopt.normalize.cards import CardResolver
-from fedopt.normalize.model import Hyper, ThroughputModel, serial_moments
+from fedopt.normalize.model import Hyper, ThroughputModel
 
 # V100 and TITAN V have no INT8/FP8 matrix units (8-bit peak = BF16's), B200, GB200 and MI355X
 # have FP4 at 4x BF16; on the others the 8-bit peak is 2x BF16 and there is no FP4. The shares are
@@ -105,7 +105,7 @@ def test_a_prediction_of_zero_from_a_failure_says_so():
 
 
 def test_a_fitted_model_pickles_and_predicts_the_same():
-    # worker processes and notebooks pickle fitted models; the fit's loss closure stays behind
+    # worker processes and notebooks pickle fitted models; the fit's objective stays behind
     import pickle
 
     m = pd.DataFrame(
@@ -147,20 +147,6 @@ def test_a_job_that_does_not_speed_up_with_cards_is_read_as_one():
     flat8, dp8 = model.predict(q)
     assert flat8 == pytest.approx(100.0, rel=0.15)  # one card's speed, not 8x nor a fall
     assert dp8 == pytest.approx(0.95 * 8 * 50.0, rel=0.15)
-
-
-def test_serial_moments_read_amdahl_from_a_jobs_own_counts():
-    # by hand: job 0 flat (serial 1), job 1 linear (0), job 2 at 1.5x on 2 cards, 2 / (1 + s) = 1.5,
-    # s = 1/3: the grid's 0.35; job 3 seen at one count only: 0. Each card against its own smallest
-    # count (job 2's second card starts at 2)
-    import numpy as np
-
-    iw = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2, 3])
-    ic = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 0])
-    n = np.array([1, 2, 8, 1, 4, 1, 2, 2, 4, 8])
-    tp = np.array([10, 10, 10, 5, 20, 4, 6, 3, 4, 7])  # card 1: 3 -> 4 = 3 (4 / 2) (1 + s) / (1 + 3 s)
-    s = serial_moments(iw, ic, n.astype(float), np.log(tp), 4)
-    assert s[0] == 1.0 and s[1] == 0.0 and s[2] == pytest.approx(0.35) and s[3] == 0.0
 
 
 def test_a_model_that_fits_on_one_card_runs_as_replicas():

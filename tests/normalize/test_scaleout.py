@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fedopt.normalize.capacity import scaleout_shape
 from fedopt.normalize.data import SHARED_DATA, shared_measurements
 from fedopt.normalize.evaluate import errors, leave_one_workload_scaleout
-from fedopt.normalize.model import Hyper, ThroughputModel, scaleout_shape
+from fedopt.normalize.model import Hyper, ThroughputModel
 
 H100 = "H100-SXM-80GB"
 
