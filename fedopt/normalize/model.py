@@ -47,9 +47,10 @@ architecture's calibrated miss, ``Hyper.arch_bias_in_fit``, where there is one),
 vendor's, that toward a common mu (~0); u, v toward 0. A workload measured only on cards without
 matrix units has rho_w = 0 (nothing shows it uses them). Predicting: a card not in the fit takes
 its architecture's (else vendor's, else the common) efficiency and u = 0, so it is predicted from
-its specs; a workload measured on one card keeps its scale and, on other cards, the median ratio
-of its neighbours (``neighbours.py``); a workload never measured takes the average scale and the
-global shares.
+its specs, and half of what the fit leaves of its measured siblings (``residuals.py``: the median
+over the same architecture's cells of the workload, else over all of its cells); a workload
+measured on one card keeps its scale and, on other cards, the median ratio of its neighbours
+(``neighbours.py``); a workload never measured takes the average scale and the global shares.
 
 Memory fit (``memory_fit.py``): a measured 0 means the job could not run there (out of memory); a
 card with no more memory than the largest card the job failed on (and less than the smallest it
@@ -87,6 +88,7 @@ from fedopt.normalize.memory_fit import MemoryFit
 from fedopt.normalize.mig import mig_share
 from fedopt.normalize.neighbours import OneCardRatios, ReferenceRatios
 from fedopt.normalize.objective import Objective, Pools, Rows, connected_groups, sigmoid, softmax
+from fedopt.normalize.residuals import SiblingResiduals
 
 REPLICA_BYTES_PER_PARAM = 1.0  # FP8/INT8 weights, the usual serving recipe (Hyper.replicas)
 NO_TENSOR = -30.0  # logit of rho for a workload with no evidence of matrix-unit use
@@ -182,6 +184,12 @@ class Hyper:
     # cards are in the file: a card's few rows move its efficiency little, so one MI325X row does
     # not show what the calibration saw of CDNA3 (0: the miss only for an architecture not in the fit)
     arch_bias_in_fit: float = 0.5
+    # the share of what the fit leaves of a card's measured siblings (same architecture, in the file)
+    # that carries to a card the file lacks: the median log(measured / fitted) of the sibling cells of
+    # the same workload (at the same count when there are any), else of all the architecture's. The robust loss
+    # caps each row's pull against the efficiency prior, so a card with few rows keeps a level miss
+    # (MI325X over-predicted in its own file), which its unmeasured sibling then shared in full (0: off)
+    sibling_residual: float = 0.5
     lam_beta: float = 0.05
     # power-limited clocks: how much of a card's power deficit (cards.POWER_FLAGSHIP) shows in its
     # efficiency (0: none, 1: the cube-root law), fitted toward this prior
@@ -274,6 +282,7 @@ class ThroughputModel:
         self._prior_cards: dict[str, Card | None] | None = None  # the calibrated cards, for same-silicon priors
         self._fitted_cards: dict[str, Card | None] | None = None  # the fit's cards, most measured first
         self._siblings: dict[str, str | None] = {}  # card not in the fit -> its fitted same-silicon sibling
+        self._residuals: SiblingResiduals | None = None  # what the fit leaves of each architecture's cells
 
     # ------------------------------------------------------------------ cards
     def card_key(self, name: str) -> str:
@@ -322,6 +331,9 @@ class ThroughputModel:
         if key.startswith("?"):
             return None
         return self.resolver.resolve(key)
+
+    def _arch_of(self, key: str) -> str:
+        return arch_vendor(self._card(key), key)[0]
 
     def _replica_rows(self, wl: np.ndarray, keys: list[str]) -> np.ndarray:
         """Per row, 1 where the job runs as replicas that never talk (``Hyper.replicas`` covers the
@@ -471,7 +483,17 @@ class ThroughputModel:
             f.fmt_prior,
             sr,
         )
+        self._residuals = self._sibling_residuals() if h.sibling_residual else None
         return self
+
+    def _sibling_residuals(self) -> SiblingResiduals:
+        """What the fit leaves of every measured cell, for the cards the file lacks."""
+        cells = list(self.measured)
+        wl = np.array([c[0] for c in cells], dtype=object).astype(str)
+        n = np.array([c[2] for c in cells], dtype=float)
+        fitted = self._predict_keys(wl, [c[1] for c in cells], n, False, None)
+        measured = np.array([self.measured[c] for c in cells])
+        return SiblingResiduals.from_cells(cells, measured, fitted, self._arch_of)
 
     # ------------------------------------------------------------------ parameters
     def _need(self) -> Fitted:
@@ -570,9 +592,9 @@ class ThroughputModel:
     def basis(self, df: pd.DataFrame) -> np.ndarray:
         """What each row's prediction rests on, for warnings and notebooks (most trusted first):
         ``measured``; ``card measured`` (the workload on this card at another count, or other
-        workloads on it); ``architecture measured`` (a sibling card's efficiency); ``new
-        architecture`` (the calibrated gaps to the measured ones: the widest errors in the
-        evaluation); ``no specs`` (a typical card); ``workload unmeasured`` (the measured
+        workloads on it); ``architecture measured`` (a sibling card's efficiency, and half the
+        siblings' miss in the fit); ``new architecture`` (the calibrated gaps to the measured ones:
+        the widest errors in the evaluation); ``no specs`` (a typical card); ``workload unmeasured`` (the measured
         workloads' average level: its ratios across cards mean something, its throughput not);
         ``ineligible`` (predicted 0: the workload failed on a card with as much memory or more)."""
         fz = self._need()
@@ -665,6 +687,8 @@ class ThroughputModel:
         ov = np.exp(kk + fz.gamma * lc) * hn + np.exp(ps) * scaleout_shape(n, beta)[0]
         sr = np.where(kw, fz.serial[iw] if len(fz.serial) else 0.0, 0.0)
         serial_slow = np.log1p(sr * (np.minimum(n, NODE_CARDS) - 1))  # the serial fraction, within a node
+        if use_measured and self._residuals is not None:  # a card the file lacks, by its measured siblings' misses
+            lb = lb + self.hyper.sibling_residual * self._residuals.shift(wl, keys, n, unseen - set(sibling), self._arch_of)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             out = np.exp(np.log(n) + a - np.log(tau) - np.log1p(ov) - serial_slow + (U * V).sum(axis=1) + lb)
         if use_measured and sibling:

@@ -85,9 +85,9 @@ class Rows:
     lf: np.ndarray  # log inverse FP32 vector capacity
     lm: np.ndarray  # log inverse memory bandwidth
     lc: np.ndarray  # log inverse collective bandwidth at the row's count
-    mc: np.ndarray  # 1 where the card's efficiency applies to compute (a card with specs)
-    mm: np.ndarray  # ... and to memory
-    hx: np.ndarray  # the host's inverse capacity (1; the slice's share on a MIG slice)
+    mc: np.ndarray  # 1 where the card's efficiency scales its compute time (every row: model._rows)
+    mm: np.ndarray  # 1 where it scales memory time too (a card without specs, or Hyper.eff_all)
+    hx: np.ndarray  # the host time's multiple: Hyper.host, over its share on a MIG slice
     hn: np.ndarray  # ring all-reduce traffic factor, 0 for replicas
 
 
