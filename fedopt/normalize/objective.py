@@ -326,15 +326,18 @@ class Objective:
         )
         return p0
 
+    def block(self, name: str) -> slice:
+        """Where a block of ``BLOCKS`` sits in the flat parameter vector."""
+        i = self.BLOCKS.index(name)
+        return slice(int(self.offs[i]), int(self.offs[i + 1]))
+
     def bounds(self) -> list[tuple[float | None, float | None]]:
         """Box bounds of L-BFGS-B: kappa >= 0, format shares and serial fractions in [0, 1]."""
-        W, F = self.dims[0], self.dims[4]
-        offs = self.offs
-        bounds: list[tuple[float | None, float | None]] = [(None, None)] * int(offs[-1])
-        bounds[offs[21]] = (0.0, None)  # kappa >= 0: power never speeds a card up
-        bounds[offs[22] : offs[23]] = [(0.0, 1.0)] * (W * F)  # format shares are shares
+        bounds: list[tuple[float | None, float | None]] = [(None, None)] * int(self.offs[-1])
         serial_max = 1.0 if self.serial_on else 0.0  # lam_serial = inf: no serial term
-        bounds[offs[23] : offs[24]] = [(0.0, serial_max)] * W  # a serial fraction is a fraction
+        for name, (lo, hi) in {"kappa": (0.0, None), "formats": (0.0, 1.0), "serial": (0.0, serial_max)}.items():
+            s = self.block(name)  # kappa: power never speeds a card up; shares and fractions in [0, 1]
+            bounds[s] = [(lo, hi)] * (s.stop - s.start)
         return bounds
 
     def weigh_shares(self, x: np.ndarray) -> None:

@@ -52,11 +52,14 @@ def test_bounds_keep_fractions_fractions():
     f = _fitted(ROWS)._objective
     bounds = f.bounds()
     W, F = f.dims[0], f.dims[4]
-    assert len(bounds) == f.offs[-1] and bounds[f.offs[21]] == (0.0, None)  # kappa >= 0
-    assert bounds[f.offs[22] : f.offs[23]] == [(0.0, 1.0)] * (W * F)
-    assert bounds[f.offs[23] :] == [(0.0, 1.0)] * W
+    assert len(bounds) == f.offs[-1] and bounds[f.block("kappa")] == [(0.0, None)]  # kappa >= 0
+    assert bounds[f.block("formats")] == [(0.0, 1.0)] * (W * F) and f.block("serial").stop == f.offs[-1]
+    assert bounds[f.block("serial")] == [(0.0, 1.0)] * W
+    assert bounds[f.block("eta")] == [(None, None)] * f.dims[1]  # the rest are free
     off = _fitted(ROWS, lam_serial=float("inf"))._objective  # no serial term: held at 0
-    assert off.bounds()[off.offs[23] :] == [(0.0, 0.0)] * W and (off.unpack(off.start(np.random.default_rng(0)))[-1] == 0).all()
+    assert (
+        off.bounds()[off.block("serial")] == [(0.0, 0.0)] * W and (off.unpack(off.start(np.random.default_rng(0)))[-1] == 0).all()
+    )
 
 
 def test_shares_weigh_by_how_much_a_groups_workloads_agree():
@@ -66,7 +69,7 @@ def test_shares_weigh_by_how_much_a_groups_workloads_agree():
     f = _fitted(ROWS)._objective
     g = Objective(f.h, f.rows, dataclasses.replace(f.pools, wg=np.array([0, 1, 1])))
     x = g.start(np.random.default_rng(0))
-    x[g.offs[1] : g.offs[2]] = np.log([[0.45, 0.45, 0.1], [0.45, 0.45, 0.1], [0.9, 0.05, 0.05]]).ravel()
+    x[g.block("theta")] = np.log([[0.45, 0.45, 0.1], [0.45, 0.45, 0.1], [0.9, 0.05, 0.05]]).ravel()
     g.weigh_shares(x)
     assert g.share_weight[0] == 10.0
     assert g.share_weight[1] == g.share_weight[2] == pytest.approx(0.002 / 0.09125)
