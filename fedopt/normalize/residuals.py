@@ -50,11 +50,11 @@ class SiblingResiduals:
         archs = {k: a for k in cards if not k.startswith("?") and (a := arch_of(k)) in self.by_arch}
         if not archs:
             return out
-        rows = np.flatnonzero(pd.Series(keys, dtype=object).isin(archs).to_numpy())
-        if not rows.size:
-            return out
+        key = pd.Series(keys, dtype=object)
+        hit = key.isin(archs).to_numpy()  # ``cards`` come from ``keys``: some rows always hit
+        rows = np.flatnonzero(hit)
         q = pd.DataFrame(
-            {"w": np.asarray(wl)[rows].astype(str), "a": [archs[keys[i]] for i in rows], "n": np.asarray(n)[rows].astype(int)}
+            {"w": np.asarray(wl)[hit].astype(str), "a": key[hit].map(archs).to_numpy(), "n": np.asarray(n)[hit].astype(int)}
         )
         same = q.merge(self.at_count, on=["w", "a", "n"], how="left")["r"].to_numpy()
         other = q.merge(self.any_count, on=["w", "a"], how="left")["r"].to_numpy()
