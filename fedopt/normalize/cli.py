@@ -44,6 +44,12 @@ def _read_measurements(args):
     from fedopt.normalize.data import MEASUREMENT_COLUMNS, read_table
 
     meas = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
+    skipped = meas.attrs.get("unmeasured_lines", [])
+    if skipped and not args.quiet:
+        shown = ", ".join(map(str, skipped[:5])) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+        lines = "lines" if len(skipped) > 1 else "line"
+        what = f"{len(skipped)} row(s) with a blank or NA throughput skipped ({lines} {shown})"
+        _out(f"fedopt: note: {args.measurements}: {what}", True)
     if not (meas["throughput"] > 0).any():
         raise InputError("throughput", "no positive throughput to calibrate on", str(args.measurements))
     return meas[list(MEASUREMENT_COLUMNS)]

@@ -120,8 +120,19 @@ def read_table(path: str | Path, columns: tuple[str, ...], what: str, raw: bool 
     cards = _numbers(df["cards"], "cards", src, f"expected a whole number of cards >= 1 and <= {MAX_CARDS:,}", _whole_cards)
     out["cards"] = cards.astype(np.int64)
     if "throughput" in columns:
-        out["throughput"] = _numbers(df["throughput"], "throughput", src, "expected a finite number >= 0", lambda x: x >= 0)
+        # a row whose throughput cell is blank (or NA) measured nothing: dropped, its lines kept for a note
+        blank = df["throughput"].str.strip().str.lower().isin(UNMEASURED_CELLS).to_numpy()
+        out, df = out[~blank].reset_index(drop=True), df[~blank].reset_index(drop=True)
+        lines = np.flatnonzero(~blank) + 2
+        expected = "expected a finite number >= 0"
+        out["throughput"] = _numbers(df["throughput"], "throughput", src, expected, lambda x: x >= 0, lines)
+        out.attrs["unmeasured_lines"] = (np.flatnonzero(blank) + 2).tolist()
     return (out, df) if raw else out
+
+
+# throughput cells that say "not measured" as spreadsheets and data frames write it (pandas writes NaN as
+# an empty cell, R as NA): such a row is skipped with a note, not refused
+UNMEASURED_CELLS = ("", "na", "n/a", "nan", "null", "none")
 
 
 def _refuse_repeated_columns(header: list[str], columns: tuple[str, ...], src: str) -> None:
@@ -143,17 +154,19 @@ def _whole_cards(x: np.ndarray) -> np.ndarray:
     return (x >= 1) & (x <= MAX_CARDS) & (x == np.floor(x))
 
 
-def _numbers(cells: pd.Series, col: str, src: str, expected: str, ok) -> np.ndarray:
+def _numbers(cells: pd.Series, col: str, src: str, expected: str, ok, lines: np.ndarray | None = None) -> np.ndarray:
     """The column as floats; ``InputError`` at the first cell that is not a number or fails ``ok``
-    (checked on the whole column at once: a million rows in well under a second)."""
+    (checked on the whole column at once: a million rows in well under a second). ``lines``: each
+    cell's line in the file, when rows were dropped before (else the header's line 1, then 2, 3 ...)."""
     x = pd.to_numeric(cells.str.strip(), errors="coerce").to_numpy(dtype=float)
     with np.errstate(invalid="ignore"):
         bad = ~(np.isfinite(x) & ok(x))  # NaN (not a number) fails too
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
+        line = int(lines[i]) if lines is not None else i + 2
         if np.isnan(x[i]) and cells.iloc[i].strip().lower() != "nan":
-            raise InputError(f"line {i + 2}, column {col}", f"not a number: {cells.iloc[i]!r}", src)
-        raise InputError(f"line {i + 2}, column {col}", f"{expected}, got {cells.iloc[i]!r}", src)
+            raise InputError(f"line {line}, column {col}", f"not a number: {cells.iloc[i]!r}", src)
+        raise InputError(f"line {line}, column {col}", f"{expected}, got {cells.iloc[i]!r}", src)
     return x
 
 

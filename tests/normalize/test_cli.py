@@ -145,7 +145,8 @@ BAD = [
     ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,fast\n", "line 2, column throughput: not a number"),
     ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,1\nbert,A100,0,1\n", "line 3, column cards"),
     ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,-1\n", "line 2, column throughput"),
-    ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,nan\n", "line 2, column throughput"),
+    ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,nan\n", "no positive throughput"),  # NaN: not measured
+    ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,\nbert,A100,8,fast\n", "line 3, column throughput: not a"),
     ("M.csv", "workload,card_type,cards,throughput\nbert,,8,1\n", "line 2, column card_type: empty"),
     ("M.csv", "workload,card_type,cards,throughput\nbert,H100,8,0\n", "no positive throughput"),
     ("M.csv", "", "empty file"),
@@ -173,6 +174,20 @@ def test_bad_input_exits_2_and_writes_nothing(files, tmp_path, write, capsys, wh
     assert status == 2
     assert message in err and "bad.csv" in err
     assert not out.exists()
+
+
+def test_blank_throughput_rows_are_skipped_with_a_note(files, tmp_path, write, capsys):
+    """A blank or NA throughput (pandas writes NaN as an empty cell, R as NA) measured nothing: the
+    row is left out, the note gives its line, and the output is that of the file without it."""
+    m, q = files
+    text = m.read_text()
+    blanks = write("M_blank.csv", text + "bert,NVIDIA A100,8,,not run\nresnet,T4,8,NA,\nlm,A100,1,nan,\n")
+    out_blank, out_plain = tmp_path / "P_blank.csv", tmp_path / "P_plain.csv"
+    assert main(["normalize", "--measurements", str(blanks), "--query", str(q), "--out", str(out_blank)]) == 0
+    first = text.count("\n") + 1  # the header is line 1
+    assert f"3 row(s) with a blank or NA throughput skipped (lines {first}, {first + 1}, {first + 2})" in capsys.readouterr().err
+    assert main(["normalize", "--measurements", str(m), "--query", str(q), "--out", str(out_plain)]) == 0
+    assert out_blank.read_text() == out_plain.read_text()
 
 
 def test_bad_cards_file(files, tmp_path, write, capsys):
