@@ -153,7 +153,8 @@ def architecture_bias(
     :func:`arch_bias`) hidden in turn (leave-one-architecture-out, no priors), the median
     log(measured / predicted) of its rows in each set, then the median over sets (a set counts once)."""
     from fedopt.normalize.cards import arch_vendor
-    from fedopt.normalize.evaluate import fold_workers, leave_one_card_out
+    from fedopt.normalize.evaluate import leave_one_card_out
+    from fedopt.normalize.folds import fold_workers
 
     model0 = ThroughputModel()
     sets = data.get("source", pd.Series("", index=data.index))

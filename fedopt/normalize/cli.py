@@ -370,7 +370,7 @@ def _calibrate_intervals(args) -> int:
 
 
 def cmd_normalize(args: argparse.Namespace) -> int:
-    from fedopt.normalize.evaluate import use_cores
+    from fedopt.normalize.folds import use_cores
 
     use_cores()  # the command's folds (evaluations, calibrations, --interval's scale) on every core
     modes = [

@@ -43,7 +43,7 @@ class _Report:
 
     def summary(self, name: str, heading: str, tab, res=None, blank: bool = True) -> None:
         """A :func:`evaluate.summary` table; with ``res`` its targets (and intervals) after it."""
-        from fedopt.normalize.evaluate import format_summary, target_records
+        from fedopt.normalize.scores import format_summary, target_records
 
         self.table(name, heading, tab, format_summary, blank)
         if res is None:
@@ -137,7 +137,8 @@ def _evaluate_profiles(args, data, what: str, resolver) -> int:
 def _evaluate_one_card_type(args, data, what, resolver, progress, fit_as, report) -> None:
     """``--one-card-type``: each card type kept alone as the whole file; on the held-out sets each
     set alone, with priors calibrated without it (as ``normalize --measurements`` would fit it)."""
-    from fedopt.normalize.evaluate import each_set_alone, keep_one_card_type, summary
+    from fedopt.normalize.evaluate import each_set_alone, keep_one_card_type
+    from fedopt.normalize.scores import summary
 
     if args.held_out:
         res = each_set_alone(
@@ -170,13 +171,9 @@ def run(args) -> int:
         read_table,
         shared_measurements,
     )
-    from fedopt.normalize.evaluate import (
-        fold_workers,
-        leave_one_card_out,
-        oracle_line,
-        oracle_medians,
-        summary,
-    )
+    from fedopt.normalize.evaluate import leave_one_card_out
+    from fedopt.normalize.folds import fold_workers
+    from fedopt.normalize.scores import oracle_line, oracle_medians, summary
 
     if args.plot:
         _figure_format(args.plot)  # before minutes of fitting
@@ -304,7 +301,7 @@ def run(args) -> int:
         if "training-v6.0" in sets:
             _held_out_scaleout(resolver, _fit_settings(args, exclude=("training-v6.0",)), report)
     if not (args.measurements or args.held_out or args.table):
-        from fedopt.normalize.evaluate import format_scaleout, leave_one_workload_scaleout, scaleout_summary
+        from fedopt.normalize.scaleout_evaluate import format_scaleout, leave_one_workload_scaleout, scaleout_summary
 
         so = leave_one_workload_scaleout(shared_measurements(scaleout=True), resolver=resolver, progress=progress)
         heading = (
@@ -319,7 +316,7 @@ def run(args) -> int:
 
 def _out_by_card(report: _Report, name: str, res, what: str) -> None:
     """``--by-card``: each hidden card's median errors and the model's signed bias, under a heading."""
-    from fedopt.normalize.evaluate import by_card
+    from fedopt.normalize.scores import by_card
 
     heading = (
         f"per held-out card, {what}: median absolute relative error of the model and of the peak-TFLOPS and "
@@ -332,7 +329,9 @@ def _out_by_card(report: _Report, name: str, res, what: str) -> None:
 def _evaluate_cells(args, data, what: str, resolver, progress, fit_as: dict, report: _Report) -> None:
     """``--evaluate --cells``: cells hidden at random, on the data as evaluated above (and with
     ``--held-out`` each set fitted alone, priors calibrated without it)."""
-    from fedopt.normalize.evaluate import each_set_alone, fold_workers, random_cells, summary
+    from fedopt.normalize.evaluate import each_set_alone, random_cells
+    from fedopt.normalize.folds import fold_workers
+    from fedopt.normalize.scores import summary
 
     res = random_cells(data, resolver=resolver, baselines=True, workers=fold_workers(), **fit_as)
     heading = (
@@ -373,7 +372,7 @@ def _held_out_sets(names: str | None) -> tuple[str, ...]:
 
 def _out_targets(tab, res) -> None:
     """The issue's two targets per data set, each median with its interval over resampled workloads."""
-    from fedopt.normalize.evaluate import targets
+    from fedopt.normalize.scores import targets
 
     _out("targets: " + "\n         ".join(targets(tab, res=res)))
 
@@ -382,7 +381,7 @@ def _held_out_scaleout(resolver, fit_as: dict, report: _Report) -> None:
     """MLPerf Training v6.0 systems past one node, predicted by the command fitted on the round's
     8-accelerator runs only (``fit_as``: priors calibrated without the round)."""
     from fedopt.normalize.data import TRAINING_V60_MULTI_CSV, TRAINING_V60_RUNS_CSV, mlperf_training_held_out
-    from fedopt.normalize.evaluate import format_scaleout, scaleout_from_one_node, scaleout_summary
+    from fedopt.normalize.scaleout_evaluate import format_scaleout, scaleout_from_one_node, scaleout_summary
 
     if not TRAINING_V60_MULTI_CSV.exists():
         return

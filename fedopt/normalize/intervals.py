@@ -68,7 +68,8 @@ def held_out_errors(data: pd.DataFrame | None = None, progress: Callable[[str], 
     from fedopt.normalize.calibrate import fit_settings
     from fedopt.normalize.cards import CardResolver, arch_vendor
     from fedopt.normalize.data import calibration_measurements
-    from fedopt.normalize.evaluate import fold_workers, leave_one_card_out, random_cells
+    from fedopt.normalize.evaluate import leave_one_card_out, random_cells
+    from fedopt.normalize.folds import fold_workers
     from fedopt.normalize.model import ThroughputModel
 
     data = calibration_measurements() if data is None else data
@@ -317,9 +318,10 @@ def load_one_card_type_scale(path: Path = INTERVALS_PATH) -> float:
 def own_level(data: pd.DataFrame, progress: Callable[[str], None] | None = None, **fit) -> tuple[float, int]:
     """(mean |ln(pred / measured)|, rows) of ``data``'s own leave-one-card-out, fitted as ``fit``
     says (``ThroughputModel`` keywords): what the file says of how hard it is. (nan, 0) for a file
-    of one card type. One fit per card type, in ``evaluate.fold_workers()`` processes (every core
+    of one card type. One fit per card type, in ``folds.fold_workers()`` processes (every core
     once the command, or a caller, has asked with ``use_cores``)."""
-    from fedopt.normalize.evaluate import fold_workers, leave_one_card_out
+    from fedopt.normalize.evaluate import leave_one_card_out
+    from fedopt.normalize.folds import fold_workers
 
     _, err = _log_errors(leave_one_card_out(data, baselines=False, progress=progress, workers=fold_workers(), **fit))
     return (float(err.mean()), len(err)) if len(err) else (float("nan"), 0)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from fedopt.normalize.evaluate import errors
+from fedopt.normalize.scores import errors
 from fedopt.report._figure import new_figure
 
 # (column, label, colour): the model and the two baselines the issue names

@@ -27,8 +27,8 @@ from pydantic import ValidationError
 
 from fedopt.errors import InputError
 from fedopt.instance.schema import Profile
+from fedopt.normalize.baselines import ratio_prediction
 from fedopt.normalize.cards import Card, CardResolver
-from fedopt.normalize.evaluate import ratio_prediction
 from fedopt.normalize.roofline import CardSpec, card_specs, profile_rate, profile_rate_calibrated
 
 REFERENCE = "H100-SXM-80GB"

@@ -7,19 +7,13 @@ import pytest
 
 from fedopt.normalize.data import SHARED_DATA, shared_measurements
 from fedopt.normalize.evaluate import (
-    by_card,
-    fold_workers,
     keep_one_card,
     keep_one_card_type,
     leave_one_card_out,
-    median_interval,
-    oracle_line,
-    oracle_ratio,
     random_cells,
-    summary,
-    use_cores,
 )
 from fedopt.normalize.model import ThroughputModel
+from fedopt.normalize.scores import summary
 
 pytestmark = pytest.mark.skipif(not SHARED_DATA.exists(), reason="shared/data not beside the project")
 
@@ -51,47 +45,6 @@ def test_error_levels(table):
     assert table.loc["mlperf", "model_median"] <= 0.12
     assert table.loc["gavel", "model_median"] <= 0.25
     assert table.loc["all", "model_median"] <= 0.20
-
-
-def test_median_interval_resamples_whole_workloads():
-    # two workloads, each with rows that all err alike: a resample holds A twice (median 10%), B
-    # twice (30%) or both (20%, the two middle rows' mean); one workload alone cannot move at all
-    res = pd.DataFrame({"workload": ["a", "a", "b", "b"], "throughput": [1.0] * 4, "pred": [1.1, 0.9, 1.3, 0.7]})
-    lo, hi = median_interval(res, level=0.9, draws=400)
-    assert lo == pytest.approx(0.1) and hi == pytest.approx(0.3)
-    assert median_interval(res[res.workload == "a"]) == pytest.approx((0.1, 0.1))
-    assert median_interval(res, seed=3) == median_interval(res, seed=3)  # seeded
-    # more workloads of the same spread narrow it around the median
-    many = pd.DataFrame(
-        {"workload": [f"w{i}" for i in range(200)], "throughput": 1.0, "pred": 1.0 + (pd.RangeIndex(200) % 40) / 100}
-    )
-    lo, hi = median_interval(many)
-    assert lo <= 0.195 <= hi and hi - lo < 0.08
-
-
-def test_oracle_ratio_by_hand():
-    # B runs w1, w2 twice as fast as A and w3 four times: the median ratio at 1 card is 2; at 2
-    # cards only w1 ran on both (ratio 3); w4 has no row on A at its count
-    wl = ["w1", "w2", "w3", "w1", "w4"]
-    train = pd.DataFrame({"workload": wl, "card_type": "A", "cards": [1, 1, 1, 2, 1], "throughput": [1.0, 3.0, 5.0, 2.0, 1.0]})
-    test = pd.DataFrame({"workload": wl, "card_type": "B", "cards": [1, 1, 1, 2, 2], "throughput": [2.0, 6.0, 20.0, 6.0, 9.0]})
-    got = oracle_ratio(train.assign(card_key="A"), test.assign(card_key="B"))
-    assert got[:4] == pytest.approx([2.0, 6.0, 10.0, 6.0])
-    assert pd.isna(got[4])
-    line = oracle_line(test.assign(oracle=got, source="s"))
-    assert line is not None and "all 0.0%" in line  # errors 0, 0, 50%, 0: median 0
-
-
-def test_by_card_gives_the_signed_bias_beside_the_error():
-    # card A: predicted 1.2x, 1.2x and 0.9x measured: errors 20, 20, 10% (median 20%), bias +20%;
-    # card B: 0.5x and 2x: errors 50% and 100% (median 75%) but no bias (the log ratios cancel)
-    res = pd.DataFrame(
-        {"card": ["A", "A", "A", "B", "B"], "throughput": [1.0, 2.0, 10.0, 4.0, 1.0], "pred": [1.2, 2.4, 9.0, 2.0, 2.0]}
-    )
-    tab = by_card(res)
-    assert tab.loc["A", "rows"] == 3 and tab.loc["B", "rows"] == 2
-    assert tab.loc["A", "model"] == pytest.approx(0.2) and tab.loc["A", "model_bias"] == pytest.approx(0.2)
-    assert tab.loc["B", "model"] == pytest.approx(0.75) and tab.loc["B", "model_bias"] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_oracle_ratio_sits_below_the_model_on_gavel():
@@ -222,22 +175,6 @@ def test_folds_in_worker_processes_give_the_same_figures():
     two = leave_one_card_out(d, workers=2)
     pd.testing.assert_frame_equal(one, two)
     assert one["card"].nunique() >= 3
-
-
-def test_a_library_caller_stays_in_one_process_unless_it_asks():
-    # the command opts in to every core; forking a notebook kernel or a server with threads can deadlock
-    import fedopt.normalize.evaluate as ev
-
-    before = ev._FOLD_WORKERS
-    try:
-        ev._FOLD_WORKERS = 1
-        assert fold_workers() == 1
-        use_cores(3)
-        assert fold_workers() == 3
-        use_cores(0)
-        assert fold_workers() == 1
-    finally:
-        ev._FOLD_WORKERS = before
 
 
 def test_each_set_alone_fits_every_set_with_priors_calibrated_without_it(monkeypatch):

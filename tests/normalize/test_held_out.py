@@ -26,8 +26,11 @@ from fedopt.normalize.data import (
     mlperf_inference,
     mlperf_training_held_out,
 )
-from fedopt.normalize.evaluate import available_cores, errors, leave_one_card_out, scaleout_from_one_node, summary
+from fedopt.normalize.evaluate import leave_one_card_out
+from fedopt.normalize.folds import available_cores
 from fedopt.normalize.model import ThroughputModel
+from fedopt.normalize.scaleout_evaluate import scaleout_from_one_node
+from fedopt.normalize.scores import errors, summary
 
 LAMBDA_SETS = ("lambda-pytorch", "lambda-tensorflow")
 

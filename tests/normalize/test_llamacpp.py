@@ -8,7 +8,8 @@ import pytest
 
 from fedopt.normalize.calibrate import fit_settings
 from fedopt.normalize.data import TEST_ONLY_SOURCES, llamacpp_benchmarks
-from fedopt.normalize.evaluate import leave_one_card_out, summary
+from fedopt.normalize.evaluate import leave_one_card_out
+from fedopt.normalize.scores import summary
 
 
 @pytest.fixture(scope="module")

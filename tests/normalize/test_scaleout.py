@@ -8,8 +8,9 @@ import pytest
 
 from fedopt.normalize.capacity import scaleout_shape
 from fedopt.normalize.data import SHARED_DATA, shared_measurements
-from fedopt.normalize.evaluate import errors, leave_one_workload_scaleout
 from fedopt.normalize.model import Hyper, ThroughputModel
+from fedopt.normalize.scaleout_evaluate import leave_one_workload_scaleout
+from fedopt.normalize.scores import errors
 
 H100 = "H100-SXM-80GB"
 

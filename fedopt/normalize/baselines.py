@@ -1,0 +1,72 @@
+"""Spec-ratio baselines and the oracle ratio the throughput model is scored against.
+
+Each predicts a hidden row from the same workload's rows on other cards at the same card count
+(any count, scaled linearly, when there is none), times the ratio of one figure (hidden card /
+other card), averaged geometrically: a spec figure of :data:`SPEC_FEATURES` (the peak-TFLOPS
+baseline is ``bf16_tflops``), or, for the oracle, the hidden card's own median speed-up read from
+the hidden rows (see :mod:`fedopt.normalize.evaluate`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from fedopt.normalize.model import ThroughputModel
+
+SPEC_FEATURES = {
+    "bf16_tflops": lambda c: c.bf16_tflops,
+    "fp32_tflops": lambda c: c.fp32,
+    "mem_bw_gbs": lambda c: c.mem_bw_gbs,
+    "memory_gb": lambda c: c.memory_gb,
+    "scaleup_gbs": lambda c: c.scaleup,
+    "power_w": lambda c: c.power_w,
+}
+
+
+def ratio_prediction(train: pd.DataFrame, test: pd.DataFrame, train_values, test_values) -> np.ndarray:
+    """Each test row from the same workload's train rows measured > 0 (the same count where there
+    is one, else every count, scaled linearly) times the ratio of a per-row figure (test row / train
+    row; 1 where either is NaN), averaged geometrically; NaN for a workload without train rows."""
+    tr = train.assign(value=np.asarray(train_values, dtype=float))
+    tr = tr[tr["throughput"] > 0]
+    by_w: dict[str, list[tuple[float, int, float]]] = {}
+    for w, f, n, t in zip(tr["workload"], tr["value"], tr["cards"], tr["throughput"], strict=True):
+        by_w.setdefault(w, []).append((float(f), int(n), float(t)))
+    out = np.full(len(test), np.nan)
+    for i, (w, fc, n) in enumerate(zip(test["workload"], np.asarray(test_values, dtype=float), test["cards"], strict=True)):
+        rows = by_w.get(w, [])
+        rows = [r for r in rows if r[1] == n] or rows
+        if rows:
+            logs = [np.log(t * (fc / f if fc == fc and f == f else 1.0) * n / n2) for f, n2, t in rows]
+            out[i] = float(np.exp(np.mean(logs)))
+    return out
+
+
+def spec_ratio_baseline(train: pd.DataFrame, test: pd.DataFrame, feature, model: ThroughputModel) -> np.ndarray:
+    res = model.resolver
+
+    def feat(name):
+        card = res.resolve(name)
+        v = feature(card) if card is not None else None
+        return float(v) if v else np.nan
+
+    return ratio_prediction(train, test, [feat(n) for n in train["card_type"]], [feat(n) for n in test["card_type"]])
+
+
+def oracle_ratio(train: pd.DataFrame, test: pd.DataFrame) -> np.ndarray:
+    """Each hidden row from the same workload's rows at the same count on every other card, times
+    the hidden card's median ratio to that card at that count over the hidden rows themselves
+    (an oracle: see the module's docstring), averaged geometrically; NaN without such rows. Both
+    tables carry a ``card_key`` column (``ThroughputModel.card_key`` of ``card_type``)."""
+    tr = train[train["throughput"] > 0]
+    te = test.assign(row=np.arange(len(test)))
+    pairs = te.merge(tr, on=["workload", "cards"], suffixes=("", "_o"))
+    out = np.full(len(test), np.nan)
+    if pairs.empty:
+        return out
+    pairs["log_ratio"] = np.log(pairs["throughput"] / pairs["throughput_o"])
+    level = pairs.groupby(["card_key", "card_key_o", "cards"])["log_ratio"].transform("median")
+    pred = (np.log(pairs["throughput_o"]) + level).groupby(pairs["row"]).mean()
+    out[pred.index.to_numpy()] = np.exp(pred.to_numpy())
+    return out
