@@ -30,6 +30,7 @@ from fedopt.instance.schema import Profile
 from fedopt.normalize.baselines import ratio_prediction
 from fedopt.normalize.cards import Card, CardResolver
 from fedopt.normalize.roofline import CardSpec, card_specs, profile_rate, profile_rate_calibrated
+from fedopt.normalize.scores import markdown_table
 
 REFERENCE = "H100-SXM-80GB"
 
@@ -156,17 +157,6 @@ def profile_summary(res: pd.DataFrame) -> pd.DataFrame:
 
 def format_profile_summary(tab: pd.DataFrame) -> str:
     """A :func:`profile_summary` table as markdown."""
-
-    def pct(v: float) -> str:
-        return f"{100 * v:.1f}%" if v == v else "-"
-
-    lines = [
-        "| data | rows | cards | workloads | profile median | peak-TFLOPS median | mem-BW median |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in tab.to_dict("records"):
-        lines.append(
-            f"| {r['data']} | {r['rows']} | {r['cards']} | {r['workloads']} | {pct(r['profile_median'])} | "
-            f"{pct(r['peak_tflops_median'])} | {pct(r['mem_bw_median'])} |"
-        )
-    return "\n".join(lines)
+    columns = [("data", "data", "text"), *((c, c, "count") for c in ("rows", "cards", "workloads"))]
+    columns += [("profile median", "profile_median", "pct"), ("peak-TFLOPS median", "peak_tflops_median", "pct")]
+    return markdown_table(tab, [*columns, ("mem-BW median", "mem_bw_median", "pct")])

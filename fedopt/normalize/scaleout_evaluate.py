@@ -10,7 +10,7 @@ import pandas as pd
 
 from fedopt.normalize.cards import CardResolver
 from fedopt.normalize.model import Hyper, ThroughputModel
-from fedopt.normalize.scores import errors
+from fedopt.normalize.scores import errors, markdown_table
 
 # Scale-out priors that have not seen MLPerf's multi-node systems (the defaults were fitted on them)
 UNINFORMED_SCALEOUT = {"psi_prior": -2.0, "beta_prior": 1.0}
@@ -104,13 +104,6 @@ def scaleout_summary(res: pd.DataFrame) -> pd.DataFrame:
 
 def format_scaleout(tab: pd.DataFrame) -> str:
     """A :func:`scaleout_summary` table as markdown."""
-    lines = [
-        "| accelerators | rows | model median | model mean | linear median | linear mean |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for r in tab.to_dict("records"):
-        lines.append(
-            f"| {r['accelerators']} | {r['rows']} | {100 * r['model_median']:.1f}% | {100 * r['model_mean']:.1f}% | "
-            f"{100 * r['linear_median']:.1f}% | {100 * r['linear_mean']:.1f}% |"
-        )
-    return "\n".join(lines)
+    columns = [("accelerators", "accelerators", "text"), ("rows", "rows", "count")]
+    columns += [(f"{m} {s}", f"{m}_{s}", "pct") for m in ("model", "linear") for s in ("median", "mean")]
+    return markdown_table(tab, columns)

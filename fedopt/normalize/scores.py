@@ -39,23 +39,46 @@ def summary(res: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def format_summary(tab: pd.DataFrame) -> str:
+def pct(value) -> str:
+    """A share as a percentage with one decimal; "-" when missing (NaN or None)."""
+    return f"{100 * value:.1f}%" if value is not None and value == value else "-"
+
+
+def markdown_table(tab: pd.DataFrame, columns: list[tuple[str, str, str]]) -> str:
+    """``tab`` as a markdown table: ``columns`` are (header, column, kind), kind ``text`` (left
+    aligned), ``count`` or ``pct`` (right aligned, :func:`pct`); a missing cell reads "-"."""
+
+    def cell(row: dict, key: str, kind: str) -> str:
+        v = row.get(key)
+        if kind == "pct":
+            return pct(v)
+        return "-" if v is None or v != v else str(v)
+
     lines = [
-        "| data | rows | cards | model median | model mean | peak-TFLOPS median | peak-TFLOPS mean "
-        "| best spec | best median | best mean |",
-        "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+        "| " + " | ".join(h for h, _, _ in columns) + " |",
+        "|" + "|".join("---" if kind == "text" else "---:" for _, _, kind in columns) + "|",
     ]
-    for r in tab.to_dict("records"):
-
-        def pct(k, r=r):
-            return f"{100 * r[k]:.1f}%" if k in r and r[k] == r[k] else "-"
-
-        lines.append(
-            f"| {r['data']} | {r['rows']} | {r['cards']} | {pct('model_median')} | {pct('model_mean')} | "
-            f"{pct('peak_tflops_median')} | {pct('peak_tflops_mean')} | {r.get('best_spec', '-')} | "
-            f"{pct('best_spec_median')} | {pct('best_spec_mean')} |"
-        )
+    lines += ["| " + " | ".join(cell(r, k, kind) for _, k, kind in columns) + " |" for r in tab.to_dict("records")]
     return "\n".join(lines)
+
+
+SUMMARY_COLUMNS = [
+    ("data", "data", "text"),
+    ("rows", "rows", "count"),
+    ("cards", "cards", "count"),
+    ("model median", "model_median", "pct"),
+    ("model mean", "model_mean", "pct"),
+    ("peak-TFLOPS median", "peak_tflops_median", "pct"),
+    ("peak-TFLOPS mean", "peak_tflops_mean", "pct"),
+    ("best spec", "best_spec", "text"),
+    ("best median", "best_spec_median", "pct"),
+    ("best mean", "best_spec_mean", "pct"),
+]
+
+
+def format_summary(tab: pd.DataFrame) -> str:
+    """A :func:`summary` table as markdown."""
+    return markdown_table(tab, SUMMARY_COLUMNS)
 
 
 def by_card(res: pd.DataFrame) -> pd.DataFrame:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from fedopt.normalize.scores import by_card, median_interval, summary, targets
+from fedopt.normalize.scores import by_card, markdown_table, median_interval, summary, targets
 
 
 def test_median_interval_resamples_whole_workloads():
@@ -60,3 +60,9 @@ def test_summary_and_targets_by_hand():
     assert lines[1].startswith("s1: median 10.0% <= 15% (met); <= half the peak-TFLOPS baseline's 20.0% (met)")
     # s2: the model's 10% is not within half the baseline's 10%
     assert lines[2].endswith("> half the peak-TFLOPS baseline's 5.0% (NOT met)")
+
+
+def test_markdown_table_aligns_and_marks_missing_cells():
+    tab = pd.DataFrame([{"data": "a", "rows": 3, "model_median": 0.1234}, {"data": "b", "rows": 1, "model_median": None}])
+    text = markdown_table(tab, [("data", "data", "text"), ("rows", "rows", "count"), ("median", "model_median", "pct")])
+    assert text.splitlines() == ["| data | rows | median |", "|---|---:|---:|", "| a | 3 | 12.3% |", "| b | 1 | - |"]
