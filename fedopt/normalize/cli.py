@@ -40,7 +40,9 @@ def _resolver(args):
     return CardResolver(extra=extra)
 
 
-def _read_measurements(args):
+def _read_measurements(args, extra: tuple[str, ...] = ()):
+    """--measurements, checked; a note names the rows skipped for a blank throughput. ``extra``:
+    other columns to keep where the file has them."""
     from fedopt.normalize.data import MEASUREMENT_COLUMNS, read_table
 
     meas = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
@@ -52,7 +54,7 @@ def _read_measurements(args):
         _out(f"fedopt: note: {args.measurements}: {what}", True)
     if not (meas["throughput"] > 0).any():
         raise InputError("throughput", "no positive throughput to calibrate on", str(args.measurements))
-    return meas[list(MEASUREMENT_COLUMNS)]
+    return meas[list(MEASUREMENT_COLUMNS) + [c for c in extra if c in meas.columns]]
 
 
 def _fit_settings(args, exclude: tuple[str, ...] | None = None) -> dict:

@@ -12,7 +12,7 @@ import io
 
 from fedopt.atomic import check_writable
 from fedopt.errors import InputError
-from fedopt.normalize.cli import _fit_settings, _out, _progress, _resolver
+from fedopt.normalize.cli import _fit_settings, _out, _progress, _read_measurements, _resolver
 
 
 class _Report:
@@ -166,9 +166,7 @@ def run(args) -> int:
     sets, fitted as the command fits a user's file, then the tables the flags ask for."""
     from fedopt.normalize.data import (
         HELD_OUT_SOURCES,
-        MEASUREMENT_COLUMNS,
         TEST_ONLY_SOURCES,
-        read_table,
         shared_measurements,
     )
     from fedopt.normalize.evaluate import leave_one_card_out
@@ -214,8 +212,7 @@ def run(args) -> int:
                     f"{', '.join(TEST_ONLY_SOURCES)}), fitted together; {pooled_priors}"
                 )
         else:
-            data = read_table(args.measurements, MEASUREMENT_COLUMNS, "--measurements")
-            data = data[list(MEASUREMENT_COLUMNS) + (["source"] if "source" in data.columns else [])]
+            data = _read_measurements(args, extra=("source",))
             what = str(args.measurements)
         # as the command fits a user's file, with priors calibrated without these sets
         fit_as = _fit_settings(args, exclude=HELD_OUT_SOURCES if args.held_out else None)

@@ -34,6 +34,15 @@ def test_evaluate_on_given_measurements(write, capsys):
     assert "model_bias" in out  # --by-card: the signed bias beside each card's error
 
 
+def test_evaluate_skips_blank_throughputs_with_a_note(write, capsys):
+    # a blank cell on line 10 (after bert and resnet's eight rows): skipped as the prediction command skips it
+    m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\nresnet,L4,8,\n")
+    assert main(["normalize", "--evaluate", "--measurements", str(m)]) == 0
+    captured = capsys.readouterr()
+    assert "1 row(s) with a blank or NA throughput skipped (line 10)" in captured.err
+    assert "| all | 8 |" in captured.out and "L4" not in captured.out
+
+
 def test_evaluate_cells_hidden_at_random(write, capsys):
     m = write("M.csv", "\n".join(M.splitlines()[:9]) + "\n")  # bert and resnet on five cards
     assert main(["normalize", "--evaluate", "--measurements", str(m), "--cells"]) == 0
