@@ -29,17 +29,22 @@ def ratio_prediction(train: pd.DataFrame, test: pd.DataFrame, train_values, test
     is one, else every count, scaled linearly) times the ratio of a per-row figure (test row / train
     row; 1 where either is NaN), averaged geometrically; NaN for a workload without train rows."""
     tr = train.assign(value=np.asarray(train_values, dtype=float))
-    tr = tr[tr["throughput"] > 0]
-    by_w: dict[str, list[tuple[float, int, float]]] = {}
-    for w, f, n, t in zip(tr["workload"], tr["value"], tr["cards"], tr["throughput"], strict=True):
-        by_w.setdefault(w, []).append((float(f), int(n), float(t)))
+    tr = tr.loc[tr["throughput"] > 0, ["workload", "cards", "throughput", "value"]]
+    te = pd.DataFrame(
+        {"workload": test["workload"].to_numpy(), "cards": test["cards"].to_numpy(), "fc": np.asarray(test_values, dtype=float)}
+    )
+    pairs = te.assign(row=np.arange(len(te))).merge(tr, on="workload", suffixes=("", "_o"))
     out = np.full(len(test), np.nan)
-    for i, (w, fc, n) in enumerate(zip(test["workload"], np.asarray(test_values, dtype=float), test["cards"], strict=True)):
-        rows = by_w.get(w, [])
-        rows = [r for r in rows if r[1] == n] or rows
-        if rows:
-            logs = [np.log(t * (fc / f if fc == fc and f == f else 1.0) * n / n2) for f, n2, t in rows]
-            out[i] = float(np.exp(np.mean(logs)))
+    if pairs.empty:
+        return out
+    same = pairs["cards"].eq(pairs["cards_o"])
+    pairs = pairs[same | ~same.groupby(pairs["row"]).transform("any")]  # the same count where there is one
+    fc, f = pairs["fc"].to_numpy(), pairs["value"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(np.isnan(fc) | np.isnan(f), 1.0, fc / f)
+        logs = np.log(pairs["throughput"].to_numpy() * ratio * pairs["cards"].to_numpy() / pairs["cards_o"].to_numpy())
+    pred = pd.Series(logs).groupby(pairs["row"].to_numpy()).mean()
+    out[pred.index.to_numpy()] = np.exp(pred.to_numpy())
     return out
 
 

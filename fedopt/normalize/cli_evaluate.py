@@ -42,7 +42,7 @@ class _Report:
         _out(fmt(frame))
 
     def summary(self, name: str, heading: str, tab, res=None, blank: bool = True) -> None:
-        """A :func:`evaluate.summary` table; with ``res`` its targets (and intervals) after it."""
+        """A :func:`scores.summary` table; with ``res`` its targets (and intervals) after it."""
         from fedopt.normalize.scores import format_summary, target_records
 
         self.table(name, heading, tab, format_summary, blank)
