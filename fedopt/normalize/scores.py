@@ -10,6 +10,7 @@ from fedopt.normalize.baselines import SPEC_FEATURES
 
 
 def errors(res: pd.DataFrame, col: str) -> pd.Series:
+    """|predicted - measured| / measured of each row, the predictions in column ``col``."""
     p = res[col]
     return (p - res["throughput"]).abs() / res["throughput"]
 
