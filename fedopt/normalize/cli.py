@@ -5,8 +5,8 @@ normalize --evaluate [--measurements M.csv | --held-out [--sets SET,...]] ...   
 normalize --measurements M.csv --speedups H100,A100,H20 [--count N] [--json]
 normalize --measurements M.csv --shares [--json]
 normalize --table instance.json [--by-job] [--json]
-normalize --catalog [--cards cards.json] [--json]
-normalize --resolve [NAME ...] [--measurements M.csv] [--query Q.csv] [--cards cards.json] [--json]
+normalize --catalog [--cards cards.json] [--json]   (cli_cards.py)
+normalize --resolve [NAME ...] [--measurements M.csv] [--query Q.csv] [--cards cards.json] [--json]   (cli_cards.py)
 normalize --calibrate | --calibrate-intervals
 """
 
@@ -258,89 +258,15 @@ def _fill(args) -> int:
 
 
 def _catalog(args) -> int:
-    from fedopt.normalize.catalog_view import card_sources, catalog_frame
+    from fedopt.normalize.cli_cards import catalog
 
-    res = _resolver(args)
-    tab = catalog_frame(res)
-    if args.json:
-        import json
-
-        import pandas as pd
-
-        records = [
-            {
-                "card": cid,
-                **{k: (None if pd.isna(v) else v) for k, v in row.items()},
-                "sources": card_sources(res.resolve(cid), res),
-            }
-            for cid, row in tab.iterrows()
-        ]
-        _out(json.dumps(records, indent=1))
-        return 0
-    _out(
-        f"{len(tab)} card types: dense peaks in TFLOPS (fp8: FP8, or INT8 where the card has none), memory GB, "
-        "bandwidths GB/s, power W; each figure's source: --json, or --resolve NAME"
-    )
-    _out(tab.to_string(float_format=lambda v: f"{v:g}", na_rep="-"))
-    return 0
-
-
-def _names_to_resolve(args) -> list[str]:
-    """--resolve's names, else every card name of --measurements and --query, in order of appearance."""
-    names = list(args.resolve)
-    if not names:
-        from fedopt.normalize.data import MEASUREMENT_COLUMNS, QUERY_COLUMNS, read_table
-
-        for path, cols, what in (
-            (args.measurements, MEASUREMENT_COLUMNS, "--measurements"),
-            (args.query, QUERY_COLUMNS, "--query"),
-        ):
-            if path:
-                names += [str(n) for n in read_table(path, cols, what)["card_type"]]
-    if not names:
-        raise InputError("--resolve", "give card names, or --measurements / --query files whose card names to resolve")
-    return list(dict.fromkeys(names))
+    return catalog(args)
 
 
 def _resolve_names(args) -> int:
-    from fedopt.normalize.catalog_view import FIGURES, card_sources, resolution_frame
-    from fedopt.normalize.cloud_instances import cloud_instance
-    from fedopt.normalize.mig import mig_parent_id
+    from fedopt.normalize.cli_cards import resolve_names
 
-    res = _resolver(args)
-    tab = resolution_frame(_names_to_resolve(args), res)
-    if args.json:
-        import json
-
-        records = []
-        for row in tab.to_dict(orient="records"):
-            card = res.resolve(row["name"])
-            figures = {f: getattr(card, f) for f in FIGURES} if card is not None else {}
-            record = {**row, "figures": figures, "sources": card_sources(card, res)}
-            if row["how"].endswith(" instance"):
-                record["instance_source"] = cloud_instance(row["name"]).source
-            records.append(record)
-        _out(json.dumps(records, indent=1))
-        return 0
-    _out(
-        "each name's card (none: no specs, predicted as a typical card of the fit), how it matched, what it lacks, "
-        "the other cards of its chip"
-    )
-    _out(tab.to_string(index=False))
-    for name in tab.loc[tab["how"].str.endswith(" instance"), "name"]:
-        _out(f"  {name}: {cloud_instance(name).source}")
-    for cid in dict.fromkeys(c for c in tab["card"] if c):
-        card = res.resolve(cid)
-        given = {f: v for f in FIGURES if (v := getattr(card, f)) is not None}
-        _out(f"\n{cid}: " + ", ".join(f"{f} {v:.4g}" for f, v in given.items()))
-        if mig_parent_id(cid) is not None:
-            _out("  a MIG slice: its card's figures scaled to the slice (docs/normalize.md, Card names); the card's sources:")
-        by_source: dict[str, list[str]] = {}
-        for f, src in card_sources(card, res).items():
-            by_source.setdefault(src, []).append(f)
-        for src, fields in by_source.items():
-            _out(f"  {', '.join(fields)}: {src}")
-    return 0
+    return resolve_names(args)
 
 
 def _calibrate(args) -> int:
