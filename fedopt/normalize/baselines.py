@@ -1,10 +1,11 @@
 """Spec-ratio baselines and the oracle ratio the throughput model is scored against.
 
-Each predicts a hidden row from the same workload's rows on other cards at the same card count
-(any count, scaled linearly, when there is none), times the ratio of one figure (hidden card /
-other card), averaged geometrically: a spec figure of :data:`SPEC_FEATURES` (the peak-TFLOPS
-baseline is ``bf16_tflops``), or, for the oracle, the hidden card's own median speed-up read from
-the hidden rows (see :mod:`fedopt.normalize.evaluate`).
+Each predicts a hidden row from the same workload's rows on other cards times a ratio (hidden
+card / other card), averaged geometrically. The spec baselines take the ratio of one figure of
+:data:`SPEC_FEATURES` (the peak-TFLOPS baseline is ``bf16_tflops``) from rows at the same card
+count (any count, scaled linearly, when there is none); the oracle takes the hidden card's own
+median speed-up at that count, read from the hidden rows, so it needs rows at the same count
+(what it measures: :mod:`fedopt.normalize.evaluate`).
 """
 
 from __future__ import annotations
@@ -49,20 +50,23 @@ def ratio_prediction(train: pd.DataFrame, test: pd.DataFrame, train_values, test
 
 
 def spec_ratio_baseline(train: pd.DataFrame, test: pd.DataFrame, feature, model: ThroughputModel) -> np.ndarray:
+    """:func:`ratio_prediction` with ``feature`` of each row's card (NaN for a card without specs or
+    without that figure), looked up once per card name."""
     res = model.resolver
 
-    def feat(name):
+    def feat(name) -> float:
         card = res.resolve(name)
         v = feature(card) if card is not None else None
         return float(v) if v else np.nan
 
-    return ratio_prediction(train, test, [feat(n) for n in train["card_type"]], [feat(n) for n in test["card_type"]])
+    values = {name: feat(name) for name in pd.unique(pd.concat([train["card_type"], test["card_type"]]))}
+    return ratio_prediction(train, test, train["card_type"].map(values), test["card_type"].map(values))
 
 
 def oracle_ratio(train: pd.DataFrame, test: pd.DataFrame) -> np.ndarray:
     """Each hidden row from the same workload's rows at the same count on every other card, times
     the hidden card's median ratio to that card at that count over the hidden rows themselves
-    (an oracle: see the module's docstring), averaged geometrically; NaN without such rows. Both
+    (an oracle: see :mod:`fedopt.normalize.evaluate`), averaged geometrically; NaN without such rows. Both
     tables carry a ``card_key`` column (``ThroughputModel.card_key`` of ``card_type``)."""
     tr = train[train["throughput"] > 0]
     te = test.assign(row=np.arange(len(test)))
