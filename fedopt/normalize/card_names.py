@@ -96,12 +96,14 @@ _FAMILIES = [
     ("rtx5000ada", r"\b(rtx )?5000 ?ada\b"),
     ("rtx4500ada", r"\b(rtx )?4500 ?ada\b"),
     ("rtx4000ada", r"\b(rtx )?4000 ?ada\b"),
-    ("rtxpro6000maxq", r"\brtx ?pro ?6000\b.*\bmax ?q\b"),  # the 300 W workstation card, not a laptop part
-    ("rtxpro6000", r"\brtx ?pro ?6000\b"),
-    ("rtxpro4500", r"\brtx ?pro ?4500\b"),
-    ("rtxpro5000", r"\brtx ?pro ?5000\b"),
-    ("rtxpro4000", r"\brtx ?pro ?4000\b"),
-    ("rtxpro2000", r"\brtx ?pro ?2000\b"),
+    # Blackwell's RTX PRO cards, also as NVIDIA's own docs write them ("RTX 6000 Pro Blackwell Server
+    # Edition", TensorRT-LLM; "RTX 6000 Blackwell" is read so by clean_name): the bare "RTX 6000" is Turing's
+    ("rtxpro6000maxq", r"\brtx ?(pro ?6000|6000 ?pro)\b.*\bmax ?q\b"),  # the 300 W workstation card
+    ("rtxpro6000", r"\brtx ?(pro ?6000|6000 ?pro)\b"),
+    ("rtxpro4500", r"\brtx ?(pro ?4500|4500 ?pro)\b"),
+    ("rtxpro5000", r"\brtx ?(pro ?5000|5000 ?pro)\b"),
+    ("rtxpro4000", r"\brtx ?(pro ?4000|4000 ?pro)\b"),
+    ("rtxpro2000", r"\brtx ?(pro ?2000|2000 ?pro)\b"),
     ("gb10", r"\bgb10\b|\bdgx ?spark\b"),  # DGX Spark's Grace Blackwell chip
     ("quadrortx6000", r"\b(quadro )?rtx ?6000\b"),
     ("quadrortx8000", r"\b(quadro )?rtx ?8000\b"),
@@ -325,6 +327,8 @@ def clean_name(name: str) -> str:
     s = re.sub(r"\b\d{1,4} ?x(?!tx?\b)(?= ?[a-z])", " ", s)  # a system's card count: "8x h100", "4xv100"; not "7900 xt"
     s = re.sub(r"\b(?:cloud )?ai ?100\b", "qaic100", s)  # Qualcomm's card: "cloud" and "ai" are dropped words
     s = _VGPU.sub(_vgpu_board, s)  # a vGPU type's board letters: "h100xm 80c" -> "h100 sxm 80gb"
+    # a workstation card named by its generation, whose word is dropped below: "RTX 6000 Blackwell" is the RTX PRO
+    s = re.sub(r"\brtx ?(2000|4000|4500|5000|6000) blackwell\b", r"rtx pro \1", s)
     words = [w for w in s.split() if w not in _NOISE]
     return " ".join(words)
 

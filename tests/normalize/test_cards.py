@@ -106,6 +106,13 @@ NAMES = {
     "NVIDIA GB10": "GB10",
     # newer cards
     "NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX-PRO-6000-Blackwell",
+    # the word order of NVIDIA's TensorRT-LLM tables, and the generation's name: read as Turing's Quadro
+    # RTX 6000 until 2026-12-06; the bare name stays Turing's
+    "RTX 6000 Pro Blackwell Server Edition": "RTX-PRO-6000-Blackwell",
+    "RTX 6000 Blackwell": "RTX-PRO-6000-Blackwell",
+    "RTX 4500 Pro Blackwell": "RTX-PRO-4500-Blackwell",
+    "RTX 6000 Pro Blackwell Max-Q": "RTX-PRO-6000-Blackwell-Max-Q",
+    "RTX 6000": "Quadro-RTX-6000",
     "NVIDIA H200 NVL": "H200-NVL-141GB",
     "NVIDIA H200": "H200-SXM-141GB",
     "NVIDIA B300-SXM-288GB": "B300-SXM-288GB",
