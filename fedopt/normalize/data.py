@@ -65,6 +65,11 @@ LAMBDA_MAX_PER_CARD_GAIN = 1.5
 # llama.cpp's tokens/s (XiongjieDai/GPU-Benchmarks-on-LLM-Inference): decoding and prompt processing
 # of quantized LLaMA 2 / 3 on consumer and workstation cards at 1-8 GPUs, gathered 2026-12-04 as a test set
 LLAMACPP_CSVS = [INFERENCE_DIR.parent / "llamacpp" / f for f in ("llama2_overview.csv", "llama3_nvidia.csv")]
+# NVIDIA's TensorRT-LLM performance overview (docs/source/performance/perf-overview.md): output tokens/s
+# of LLM serving at maximum load, per model, input/output length, card and tensor/pipeline split, three
+# releases (v0.13: H200, GH200, H100, A100, L40S; v0.21: B200, GB200, H200, GH200, H100; v1.2: B200,
+# B300, GB200, GB300, H200, H100, RTX PRO 6000), gathered 2026-12-06 as test sets
+TRTLLM_CSVS = [INFERENCE_DIR.parent / "trtllm" / f"perf_overview_{v}.csv" for v in ("v0.13", "v0.21", "v1.2")]
 
 MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
 QUERY_COLUMNS = ("workload", "card_type", "cards")
@@ -373,6 +378,33 @@ def llamacpp_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
     return _median_cells(df, "gpu", ["set", "wl"], "{}/{}", lambda s, *_: s)
 
 
+def trtllm_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
+    """TensorRT-LLM's published output tokens/s in the measurement format (sources ``trtllm-v0.13``,
+    ``trtllm-v0.21``, ``trtllm-v1.2``, one per release: software moves between them): one workload
+    per model and input/output length (``trtllm-v1.2/Llama 3.3 70B 1024/1024``). The number format is
+    NVIDIA's recipe for each card (FP4 on Blackwell, FP8 on Hopper and Ada), as an MLPerf submitter
+    picks it, so it is not part of the workload; a 16-bit run beside it (v0.13's H100 and A100 at
+    FP16) is a workload of its own (``... 128/128 fp16``). Where one card count ran several splits
+    (tensor x pipeline), the fastest: the one a user would deploy."""
+    parts = []
+    for path in paths or TRTLLM_CSVS:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+        df = df[df["tokens_per_s"] != ""].copy()
+        df["tp"] = df["tokens_per_s"].astype(float)
+        if "per_gpu" in df:
+            df.loc[df["per_gpu"] == "yes", "tp"] *= df["gpus"].astype(float)
+        df["set"] = "trtllm-" + Path(path).stem.rsplit("_", 1)[-1]
+        sixteen = df["precision"].str.upper().isin(["FP16", "BF16"])
+        df["wl"] = df["model"] + " " + df["isl"] + "/" + df["osl"] + np.where(sixteen, " fp16", "")
+        parts.append(df)
+    df = pd.concat(parts, ignore_index=True)
+    df["cards"] = df["gpus"].astype(np.int64)
+    df["key"] = _card_keys(df["gpu"])
+    df = df[(df["key"] != "") & (df["tp"] > 0)]
+    df = df.loc[df.groupby(["set", "wl", "key", "cards"])["tp"].idxmax()]
+    return _median_cells(df, "gpu", ["set", "wl"], "{}/{}", lambda s, *_: s)
+
+
 HELD_OUT_SOURCES = (
     "inference-v2.1",
     "inference-v2.1-server",
@@ -402,6 +434,9 @@ HELD_OUT_SOURCES = (
     "training-v5.0",
     "training-v5.1",
     "training-v6.0",
+    "trtllm-v0.13",
+    "trtllm-v0.21",
+    "trtllm-v1.2",
 )
 # the held-out sets the shipped priors are calibrated on (each still evaluated with priors calibrated
 # without it); every other held-out set is a test set, so a set added to HELD_OUT_SOURCES is one too
@@ -432,15 +467,16 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 def held_out_measurements() -> pd.DataFrame:
     """Everything in ``data/`` (every MLPerf Inference file, one set per round and scenario; MLPerf
     Training v5.0, v5.1 and v6.0 at 8 accelerators; Lambda's PyTorch and TensorFlow benchmarks;
-    llama.cpp's tokens/s), with ``source`` (``HELD_OUT_SOURCES`` names them all): the set
+    llama.cpp's and TensorRT-LLM's tokens/s), with ``source`` (``HELD_OUT_SOURCES`` names them all): the set
     ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()
     runs = [TRAINING_V50_RUNS_CSV, TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV]
-    if not files or not all(p.exists() for p in [*runs, *LAMBDA_CSVS, *LAMBDA_TF_CSVS, *LLAMACPP_CSVS]):
+    if not files or not all(p.exists() for p in [*runs, *LAMBDA_CSVS, *LAMBDA_TF_CSVS, *LLAMACPP_CSVS, *TRTLLM_CSVS]):
         raise InputError("held-out data", f"not found under {INFERENCE_DIR.parent} (it ships with the source tree)")
     training = [mlperf_training_held_out(p) for p in runs]
     lam = [lambda_benchmarks(), lambda_benchmarks(LAMBDA_TF_CSVS)]
-    return pd.concat([mlperf_inference(files), *training, *lam, llamacpp_benchmarks()], ignore_index=True)
+    parts = [mlperf_inference(files), *training, *lam, llamacpp_benchmarks(), trtllm_benchmarks()]
+    return pd.concat(parts, ignore_index=True)
 
 
 def as_card_rates(df: pd.DataFrame) -> pd.DataFrame:
