@@ -68,7 +68,7 @@ LLAMACPP_CSVS = [INFERENCE_DIR.parent / "llamacpp" / f for f in ("llama2_overvie
 # NVIDIA's TensorRT-LLM performance overview (docs/source/performance/perf-overview.md): output tokens/s
 # of LLM serving at maximum load, per model, input/output length, card and tensor/pipeline split, three
 # releases (v0.13: H200, GH200, H100, A100, L40S; v0.21: B200, GB200, H200, GH200, H100; v1.2: B200,
-# B300, GB200, GB300, H200, H100, RTX PRO 6000), gathered 2026-12-06 as test sets
+# B300, GB200, GB300, H200, RTX PRO 6000), gathered 2026-12-06 as test sets
 TRTLLM_CSVS = [INFERENCE_DIR.parent / "trtllm" / f"perf_overview_{v}.csv" for v in ("v0.13", "v0.21", "v1.2")]
 
 MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
