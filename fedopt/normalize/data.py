@@ -30,7 +30,10 @@ chosen looking at every set, v6.0 included. The shipped calibration (``calibrate
 set for its card and architecture priors, and an evaluation of a set uses priors calibrated
 without it (``calibration_measurements(exclude=...)``). llama.cpp's published tokens/s (quantized
 LLaMA decoding and prompt processing on GeForce and workstation cards at 1-8 GPUs, split by layers)
-were gathered 2026-12-04 as test sets of other workloads the priors never see."""
+were gathered 2026-12-04 as test sets of other workloads the priors never see; TensorRT-LLM's serving
+figures (2026-12-06) likewise, and three sets for the cards no other set measured (H20, H800, A800,
+Ascend 910B): NVIDIA's Cosmos generation times, StepFun's Step-3 attention-layer times and Huawei's
+ModelZoo tables of Atlas A2 servers beside an A100-class GPU."""
 
 from __future__ import annotations
 
@@ -70,6 +73,13 @@ LLAMACPP_CSVS = [INFERENCE_DIR.parent / "llamacpp" / f for f in ("llama2_overvie
 # releases (v0.13: H200, GH200, H100, A100, L40S; v0.21: B200, GB200, H200, GH200, H100; v1.2: B200,
 # B300, GB200, GB300, H200, RTX PRO 6000), gathered 2026-12-06 as test sets
 TRTLLM_CSVS = [INFERENCE_DIR.parent / "trtllm" / f"perf_overview_{v}.csv" for v in ("v0.13", "v0.21", "v1.2")]
+# published times of one job (seconds per generation, microseconds per layer), one set per file
+TIMED_CSVS = {
+    "cosmos": INFERENCE_DIR.parent / "cosmos" / "cosmos_generation_times.csv",
+    "step3-attention": INFERENCE_DIR.parent / "step3" / "step3_attention_layer_times.csv",
+}
+TIME_UNITS = {"seconds": 1.0, "microseconds": 1e-6}
+ASCEND_CSV = INFERENCE_DIR.parent / "ascend" / "modelzoo_gpu_vs_atlas_a2.csv"
 
 MEASUREMENT_COLUMNS = ("workload", "card_type", "cards", "throughput")
 QUERY_COLUMNS = ("workload", "card_type", "cards")
@@ -405,7 +415,48 @@ def trtllm_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
     return _median_cells(df, "gpu", ["set", "wl"], "{}/{}", lambda s, *_: s)
 
 
+def timed_benchmarks(paths: dict[str, Path] | None = None) -> pd.DataFrame:
+    """Published times of one job in the measurement format (sources ``cosmos``, ``step3-attention``):
+    throughput = 1 / time (``seconds`` or ``microseconds`` column), one workload per row name of the
+    file (``cosmos/Cosmos-Predict2-2B-Text2Image``), ``gpus`` the job's card count. NVIDIA's Cosmos
+    generation times (diffusion inference on one GPU, GB200 to H20 and DGX Spark; post-training steps
+    on 8-32) and StepFun's Step-3 attention-layer times on 4 GPUs (H800, H20, A800)."""
+    parts = []
+    for source, path in (paths or TIMED_CSVS).items():
+        df = pd.read_csv(path, dtype={"workload": str, "gpu": str}, keep_default_na=False)
+        unit = next(c for c in TIME_UNITS if c in df.columns)
+        df["tp"] = 1.0 / (df[unit].astype(float) * TIME_UNITS[unit])
+        df["set"] = source
+        parts.append(df)
+    df = pd.concat(parts, ignore_index=True)
+    df["cards"] = df["gpus"].astype(np.int64)
+    df["key"] = _card_keys(df["gpu"])
+    df = df[(df["key"] != "") & np.isfinite(df["tp"]) & (df["tp"] > 0)]
+    return _median_cells(df, "gpu", ["set", "workload"], "{}/{}", lambda s, *_: s)
+
+
+def ascend_benchmarks(path: Path = ASCEND_CSV) -> pd.DataFrame:
+    """Huawei's ModelZoo training tables in the measurement format (source ``ascend-modelzoo``): each
+    model's throughput on Atlas A2 servers (Ascend 910B) beside its competitor GPU run (``竞品A``,
+    read as an A100; docs/normalize.md says why), one workload per model, table and precision. A
+    ``time`` row (ms or s per step, seconds for a fixed number of steps) is a rate of 1 / seconds;
+    a per-card rate (``tokens/p/s``) is multiplied by the card count: the whole job's."""
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    value = df["value"].astype(float)
+    seconds = np.where(df["unit"].str.contains(r"\bms\b", regex=True), value / 1000.0, value)
+    df["tp"] = np.where(df["kind"] == "time", 1.0 / seconds, value)
+    df["cards"] = df["cards"].astype(np.int64)
+    df.loc[df["per_card"] == "yes", "tp"] *= df["cards"]
+    named = (df["model"] + " " + df["table"]).str.split().str.join(" ")
+    said = [p == "" or p.lower() in n.lower().split() for n, p in zip(named, df["precision"], strict=True)]
+    df["wl"] = np.where(said, named, named + " " + df["precision"])
+    df["key"] = _card_keys(df["card"])
+    df = df[(df["key"] != "") & (df["tp"] > 0)]
+    return _median_cells(df, "card", ["wl"], "ascend-modelzoo/{}", lambda *_: "ascend-modelzoo")
+
+
 HELD_OUT_SOURCES = (
+    "ascend-modelzoo",
     "inference-v2.1",
     "inference-v2.1-server",
     "inference-v3.0",
@@ -431,6 +482,8 @@ HELD_OUT_SOURCES = (
     "lambda-tensorflow",
     "llamacpp-llama2",
     "llamacpp-llama3",
+    "cosmos",
+    "step3-attention",
     "training-v5.0",
     "training-v5.1",
     "training-v6.0",
@@ -471,11 +524,13 @@ def held_out_measurements() -> pd.DataFrame:
     ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()
     runs = [TRAINING_V50_RUNS_CSV, TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV]
-    if not files or not all(p.exists() for p in [*runs, *LAMBDA_CSVS, *LAMBDA_TF_CSVS, *LLAMACPP_CSVS, *TRTLLM_CSVS]):
+    every = [*runs, *LAMBDA_CSVS, *LAMBDA_TF_CSVS, *LLAMACPP_CSVS, *TRTLLM_CSVS, *TIMED_CSVS.values(), ASCEND_CSV]
+    if not files or not all(p.exists() for p in every):
         raise InputError("held-out data", f"not found under {INFERENCE_DIR.parent} (it ships with the source tree)")
     training = [mlperf_training_held_out(p) for p in runs]
     lam = [lambda_benchmarks(), lambda_benchmarks(LAMBDA_TF_CSVS)]
-    parts = [mlperf_inference(files), *training, *lam, llamacpp_benchmarks(), trtllm_benchmarks()]
+    llm = [llamacpp_benchmarks(), trtllm_benchmarks()]
+    parts = [mlperf_inference(files), *training, *lam, *llm, timed_benchmarks(), ascend_benchmarks()]
     return pd.concat(parts, ignore_index=True)
 
 
