@@ -35,7 +35,7 @@ def test_rows_as_published(ascend):
     # every workload is a pair: the same model, table, precision and card count on both
     assert (d.groupby("workload")["card_type"].nunique() == 2).all()
     assert not d.duplicated(["workload", "card_type", "cards"]).any()
-    assert len(d) == len(pd.read_csv(ASCEND_CSV)) == 78
+    assert len(d) == len(pd.read_csv(ASCEND_CSV)) == 2 * 122
 
 
 def test_units(tmp_path):
@@ -52,14 +52,15 @@ def test_units(tmp_path):
     assert _cell(d, "ascend-modelzoo/N t bf16", "A100", 16) == pytest.approx(1600.0)  # precision not repeated
 
 
-def test_the_910b_from_an_a100_file(ascend):
-    # measured once before any change (2026-12-06, `normalize --evaluate --held-out --sets ascend-modelzoo
-    # --by-card`): the 910B hidden, predicted from its workloads' GPU rows and its specs (no calibrated
-    # DaVinci efficiency): median error 11.3%, median bias +6.9%; the set as a whole 16.6% against the
-    # peak-TFLOPS ratio's 16.4% (the GPU hidden is predicted from the NPU rows 14% too fast)
+def test_the_910b_from_an_a100_file_and_back(ascend):
+    # measured before any change (2026-12-06, `normalize --evaluate --held-out --sets ascend-modelzoo
+    # --by-card`, 122 pairs): the 910B hidden, predicted from its workloads' GPU rows and its specs (no
+    # calibrated DaVinci efficiency): median error 16.0%, median bias +8.3%. The GPU hidden read +15%
+    # until the catalog's 910B scale-up figure was corrected to its aggregate (392 GB/s, not one 56 GB/s
+    # link; catalog_corrections.csv): -0.7% since, 15.0%; this set prompted that correction
     res = leave_one_card_out(ascend, **fit_settings())
-    npu = res[res["card"] == "Ascend-910B"]
-    ratio = npu["pred"] / npu["throughput"]
-    assert len(npu) == 39
-    assert np.median(np.abs(ratio - 1)) < 0.15
-    assert abs(np.median(ratio) - 1) < 0.10
+    for card, err, bias in (("Ascend-910B", 0.18, 0.12), ("A100-SXM4-80GB", 0.18, 0.05)):
+        ratio = res.loc[res["card"] == card, "pred"] / res.loc[res["card"] == card, "throughput"]
+        assert len(ratio) == 122
+        assert np.median(np.abs(ratio - 1)) < err, card
+        assert abs(np.median(ratio) - 1) < bias, card
