@@ -24,3 +24,10 @@ def write(tmp_path):
         return p
 
     return _write
+
+
+def measured_cell(d, workload: str, card: str, n: int) -> float:
+    """The one throughput of a measurement table at (workload, card as written, count): a loader's row as published."""
+    row = d[(d["workload"] == workload) & (d["card_type"] == card) & (d["cards"] == n)]
+    assert len(row) == 1
+    return row["throughput"].iloc[0]

@@ -9,6 +9,7 @@ import pytest
 from fedopt.normalize.calibrate import fit_settings
 from fedopt.normalize.data import ASCEND_CSV, TEST_ONLY_SOURCES, ascend_benchmarks
 from fedopt.normalize.evaluate import leave_one_card_out
+from tests.normalize.conftest import measured_cell
 
 
 @pytest.fixture(scope="module")
@@ -16,22 +17,16 @@ def ascend() -> pd.DataFrame:
     return ascend_benchmarks()
 
 
-def _cell(d: pd.DataFrame, workload: str, card: str, n: int) -> float:
-    row = d[(d["workload"] == workload) & (d["card_type"] == card) & (d["cards"] == n)]
-    assert len(row) == 1
-    return row["throughput"].iloc[0]
-
-
 def test_rows_as_published(ascend):
     d = ascend
     assert set(d["source"]) == {"ascend-modelzoo"} <= set(TEST_ONLY_SOURCES)
     # by hand from the READMEs: Qwen1.5 7B fine-tuning at 20.367 samples/s on 8 GPUs, 21.926 on 8 Atlas A2
-    assert _cell(d, "ascend-modelzoo/Qwen1.5 7B bf16", "A100", 8) == 20.367
-    assert _cell(d, "ascend-modelzoo/Qwen1.5 7B bf16", "Ascend 910B", 8) == 21.926
+    assert measured_cell(d, "ascend-modelzoo/Qwen1.5 7B bf16", "A100", 8) == 20.367
+    assert measured_cell(d, "ascend-modelzoo/Qwen1.5 7B bf16", "Ascend 910B", 8) == 21.926
     # a time per step is a rate of its inverse (Magvit2: 1.12 s/step on the GPUs, 1.40 on the NPUs)
-    assert _cell(d, "ascend-modelzoo/Magvit2 bf16", "A100", 8) == pytest.approx(1 / 1.12)
+    assert measured_cell(d, "ascend-modelzoo/Magvit2 bf16", "A100", 8) == pytest.approx(1 / 1.12)
     # tokens/s per card times the cards: the whole job's
-    assert _cell(d, "ascend-modelzoo/Qwen-VL bf16", "A100", 8) == pytest.approx(8 * 1796)
+    assert measured_cell(d, "ascend-modelzoo/Qwen-VL bf16", "A100", 8) == pytest.approx(8 * 1796)
     # every workload is a pair: the same model, table, precision and card count on both
     assert (d.groupby("workload")["card_type"].nunique() == 2).all()
     assert not d.duplicated(["workload", "card_type", "cards"]).any()
@@ -47,9 +42,9 @@ def test_units(tmp_path):
         "r,p,c,N,t bf16,8p-GPU,A100,16,bf16,100,tokens/p/s,rate,yes,1\n"
     )
     d = ascend_benchmarks(csv)
-    assert _cell(d, "ascend-modelzoo/M bf16", "A100", 8) == pytest.approx(2.0)
-    assert _cell(d, "ascend-modelzoo/M bf16", "Ascend 910B", 8) == pytest.approx(4.0)
-    assert _cell(d, "ascend-modelzoo/N t bf16", "A100", 16) == pytest.approx(1600.0)  # precision not repeated
+    assert measured_cell(d, "ascend-modelzoo/M bf16", "A100", 8) == pytest.approx(2.0)
+    assert measured_cell(d, "ascend-modelzoo/M bf16", "Ascend 910B", 8) == pytest.approx(4.0)
+    assert measured_cell(d, "ascend-modelzoo/N t bf16", "A100", 16) == pytest.approx(1600.0)  # precision not repeated
 
 
 def test_the_910b_from_an_a100_file_and_back(ascend):

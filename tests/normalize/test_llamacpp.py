@@ -10,17 +10,12 @@ from fedopt.normalize.calibrate import fit_settings
 from fedopt.normalize.data import TEST_ONLY_SOURCES, llamacpp_benchmarks
 from fedopt.normalize.evaluate import leave_one_card_out
 from fedopt.normalize.scores import summary
+from tests.normalize.conftest import measured_cell
 
 
 @pytest.fixture(scope="module")
 def llamacpp() -> pd.DataFrame:
     return llamacpp_benchmarks()
-
-
-def _cell(d, workload, card, n):
-    row = d[(d["workload"] == workload) & (d["card_type"] == card) & (d["cards"] == n)]
-    assert len(row) == 1
-    return row["throughput"].iloc[0]
 
 
 def test_rows_as_published(llamacpp):
@@ -29,14 +24,14 @@ def test_rows_as_published(llamacpp):
     # H100 PCIe, 133.77; out-of-memory cells (4080 8B F16 tg8192) and Apple silicon (no specs) absent
     d = llamacpp
     assert set(d["source"]) == {"llamacpp-llama2", "llamacpp-llama3"} <= set(TEST_ONLY_SOURCES)
-    assert _cell(d, "llamacpp-llama3/70B F16 pp8192", "4090 24GB", 8) == 1995.85
-    assert _cell(d, "llamacpp-llama2/7B q4_0 tg", "H100 PCIe 80GB", 1) == 133.77
+    assert measured_cell(d, "llamacpp-llama3/70B F16 pp8192", "4090 24GB", 8) == 1995.85
+    assert measured_cell(d, "llamacpp-llama2/7B q4_0 tg", "H100 PCIe 80GB", 1) == 133.77
     assert d[(d["workload"] == "llamacpp-llama3/8B F16 tg8192") & (d["card_type"] == "4080 16GB")].empty
     assert not d["card_type"].str.contains("M2 Ultra|M3 Max").any()
     # the RTX 4070 Ti's eight rows since its catalog entry (2026-12-04; README: 8B Q4_K_M tg1024 82.21), the RTX
     # 4000 / 5000 Ada's 14 + 4 since theirs (the same day; 7B f16 tg on one 4000 Ada 22.96): 100 + 238 rows
-    assert _cell(d, "llamacpp-llama3/8B Q4_K_M tg1024", "4070 Ti 12GB", 1) == 82.21
-    assert _cell(d, "llamacpp-llama2/7B f16 tg", "RTX 4000 Ada 20GB", 1) == 22.96
+    assert measured_cell(d, "llamacpp-llama3/8B Q4_K_M tg1024", "4070 Ti 12GB", 1) == 82.21
+    assert measured_cell(d, "llamacpp-llama2/7B f16 tg", "RTX 4000 Ada 20GB", 1) == 22.96
     assert len(d) == 338 and (d["throughput"] > 0).all()
 
 

@@ -9,6 +9,7 @@ from fedopt.normalize.calibrate import fit_settings
 from fedopt.normalize.data import TEST_ONLY_SOURCES, TRTLLM_CSVS, trtllm_benchmarks
 from fedopt.normalize.evaluate import leave_one_card_out
 from fedopt.normalize.scores import summary
+from tests.normalize.conftest import measured_cell
 
 
 @pytest.fixture(scope="module")
@@ -16,27 +17,21 @@ def trtllm() -> pd.DataFrame:
     return trtllm_benchmarks()
 
 
-def _cell(d: pd.DataFrame, workload: str, card: str, n: int) -> float:
-    row = d[(d["workload"] == workload) & (d["card_type"] == card) & (d["cards"] == n)]
-    assert len(row) == 1
-    return row["throughput"].iloc[0]
-
-
 def test_rows_as_published(trtllm):
     d = trtllm
     assert set(d["source"]) == {"trtllm-v0.13", "trtllm-v0.21", "trtllm-v1.2"} <= set(TEST_ONLY_SOURCES)
     # v0.13 (by hand from the file): GPT-J 6B 128/128 on one H200 at FP8 24,533.54 tokens/s; on one
     # H100 at FP16 12,936.63, a workload of its own beside the FP8 run (24,318.61)
-    assert _cell(d, "trtllm-v0.13/GPTJ 6B 128/128", "H200 141GB HBM3", 1) == 24533.54
-    assert _cell(d, "trtllm-v0.13/GPTJ 6B 128/128 fp16", "H100 80GB HBM3", 1) == 12936.63
-    assert _cell(d, "trtllm-v0.13/GPTJ 6B 128/128", "H100 80GB HBM3", 1) == 24318.61
+    assert measured_cell(d, "trtllm-v0.13/GPTJ 6B 128/128", "H200 141GB HBM3", 1) == 24533.54
+    assert measured_cell(d, "trtllm-v0.13/GPTJ 6B 128/128 fp16", "H100 80GB HBM3", 1) == 12936.63
+    assert measured_cell(d, "trtllm-v0.13/GPTJ 6B 128/128", "H100 80GB HBM3", 1) == 24318.61
     # v0.21 publishes whole systems: Llama 3.3 70B 128/128 on two H100 (FP8, TP2) 6,092.28; its FP4
     # table's B200 (TP1) is the same workload: the format is NVIDIA's recipe for the card
-    assert _cell(d, "trtllm-v0.21/Llama 3.3 70B 128/128", "H100", 2) == 6092.28
-    assert _cell(d, "trtllm-v0.21/Llama 3.3 70B 128/128", "B200", 1) == 10613.84
+    assert measured_cell(d, "trtllm-v0.21/Llama 3.3 70B 128/128", "H100", 2) == 6092.28
+    assert measured_cell(d, "trtllm-v0.21/Llama 3.3 70B 128/128", "B200", 1) == 10613.84
     # v1.2 publishes tokens/s per GPU: 8 RTX PRO 6000 (TP1 x PP8) at 1,545 per GPU are 12,360 in all
-    assert _cell(d, "trtllm-v1.2/LLaMA v3.3 70B 1024/1024", "RTX 6000 Pro Blackwell Server Edition", 8) == 8 * 1545
-    assert _cell(d, "trtllm-v1.2/LLaMA v3.3 70B 1024/1024", "H200", 2) == 2 * 2637
+    assert measured_cell(d, "trtllm-v1.2/LLaMA v3.3 70B 1024/1024", "RTX 6000 Pro Blackwell Server Edition", 8) == 8 * 1545
+    assert measured_cell(d, "trtllm-v1.2/LLaMA v3.3 70B 1024/1024", "H200", 2) == 2 * 2637
     # one row per workload, card and count; every published cell of a resolvable card kept
     assert not d.duplicated(["workload", "card_type", "cards"]).any()
     assert (d["throughput"] > 0).all()
@@ -55,8 +50,8 @@ def test_fastest_split_of_a_card_count(tmp_path):
     )
     d = trtllm_benchmarks([csv])
     assert set(d["source"]) == {"trtllm-vX"}
-    assert _cell(d, "trtllm-vX/M 70B 128/128", "H100", 8) == 900
-    assert _cell(d, "trtllm-vX/M 70B 128/128", "H100", 2) == 200
+    assert measured_cell(d, "trtllm-vX/M 70B 128/128", "H100", 8) == 900
+    assert measured_cell(d, "trtllm-vX/M 70B 128/128", "H100", 2) == 200
 
 
 def test_each_release_alone_beats_the_peak_ratio(trtllm):
