@@ -438,10 +438,10 @@ def timed_benchmarks(paths: dict[str, Path] | None = None) -> pd.DataFrame:
 def ascend_benchmarks(path: Path = ASCEND_CSV) -> pd.DataFrame:
     """Huawei's README training tables (ModelZoo-PyTorch, DrivingSDK, MindSpeed-MM) in the measurement
     format (source ``ascend-modelzoo``): each model's throughput on Atlas A2 servers (Ascend 910B)
-    beside its competitor GPU run (``竞品A``,
-    read as an A100; docs/normalize.md says why), one workload per model, table and precision. A
-    ``time`` row (ms or s per step, seconds for a fixed number of steps) is a rate of 1 / seconds;
-    a per-card rate (``tokens/p/s``) is multiplied by the card count: the whole job's."""
+    beside its competitor GPU run (``竞品A``, read as an A100; docs/normalize.md says why), one
+    workload per model, table and precision. A ``time`` row (ms or s per step, seconds for a fixed
+    number of steps) is a rate of 1 / seconds; a per-card rate (``tokens/p/s``) is multiplied by the
+    card count: the whole job's."""
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
     value = df["value"].astype(float)
     seconds = np.where(df["unit"].str.contains(r"\bms\b", regex=True), value / 1000.0, value)
