@@ -56,6 +56,9 @@ TRAINING_V60_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.
 # v5.0 (June 2025), gathered 2026-12-04 after every design choice and calibration: a test set that
 # the shipped priors never see (``TEST_ONLY_SOURCES``)
 TRAINING_V50_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v5.0_8acc_runs.csv"
+# v3.0 (June 2023: the H100's first round), gathered 2026-12-06 after every design choice and calibration:
+# systems of one node, 2-10 cards (H100 SXM and PCIe, A30, A40, L4, Gaudi2), a test set
+TRAINING_V30_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v3.0_1node_runs.csv"
 # v6.0 systems past 8 accelerators (one run each): how jobs slow as they grow, on newer cards
 TRAINING_V60_MULTI_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.0_multinode_runs.csv"
 
@@ -314,11 +317,12 @@ def mlperf_inference(paths: list[Path] | None = None) -> pd.DataFrame:
 
 
 def mlperf_training_held_out(path: Path = TRAINING_RUNS_CSV) -> pd.DataFrame:
-    """MLPerf Training runs on 8 accelerators (v5.1: Llama 2 70B LoRA, Llama 3.1 8B, DLRMv2, R-GAT,
-    RetinaNet; v6.0 with ``TRAINING_V60_RUNS_CSV``: LoRA, Llama 3.1 8B, GPT-OSS 20B, DLRMv2), one
-    row per benchmark and card type: throughput = the median over its runs of 1 / minutes to train
-    (``run_stop - run_start`` of successful runs, one or two per system). The round is read from
-    the file name (``training_v5.1_...``)."""
+    """MLPerf Training runs on one node (v5.1: Llama 2 70B LoRA, Llama 3.1 8B, DLRMv2, R-GAT,
+    RetinaNet on 8 accelerators; v6.0 with ``TRAINING_V60_RUNS_CSV``: LoRA, Llama 3.1 8B, GPT-OSS 20B,
+    DLRMv2; v3.0 with ``TRAINING_V30_RUNS_CSV``: BERT, ResNet-50, RetinaNet (``ssd``), Mask R-CNN,
+    RNN-T, 3D U-Net, DLRMv2 on 2-10 cards), one row per benchmark, card type and count: throughput =
+    the median over its runs of 1 / minutes to train (``run_stop - run_start`` of successful runs,
+    one or two per system). The round is read from the file name (``training_v5.1_...``)."""
     found = re.search(r"_(v\d+(?:\.\d+)*)_", Path(path).name)
     rnd = found.group(1) if found else Path(path).stem
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -485,6 +489,7 @@ HELD_OUT_SOURCES = (
     "llamacpp-llama3",
     "cosmos",
     "step3-attention",
+    "training-v3.0",
     "training-v5.0",
     "training-v5.1",
     "training-v6.0",
@@ -520,11 +525,11 @@ def calibration_measurements(exclude: tuple[str, ...] = ()) -> pd.DataFrame:
 
 def held_out_measurements() -> pd.DataFrame:
     """Everything in ``data/`` (every MLPerf Inference file, one set per round and scenario; MLPerf
-    Training v5.0, v5.1 and v6.0 at 8 accelerators; Lambda's PyTorch and TensorFlow benchmarks;
+    Training v5.0, v5.1 and v6.0 at 8 accelerators, v3.0 on one node of 2-10; Lambda's PyTorch and TensorFlow benchmarks;
     llama.cpp's and TensorRT-LLM's tokens/s), with ``source`` (``HELD_OUT_SOURCES`` names them all): the set
     ``normalize --evaluate --held-out`` runs on."""
     files = _inference_files()
-    runs = [TRAINING_V50_RUNS_CSV, TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV]
+    runs = [TRAINING_V30_RUNS_CSV, TRAINING_V50_RUNS_CSV, TRAINING_RUNS_CSV, TRAINING_V60_RUNS_CSV]
     every = [*runs, *LAMBDA_CSVS, *LAMBDA_TF_CSVS, *LLAMACPP_CSVS, *TRTLLM_CSVS, *TIMED_CSVS.values(), ASCEND_CSV]
     if not files or not all(p.exists() for p in every):
         raise InputError("held-out data", f"not found under {INFERENCE_DIR.parent} (it ships with the source tree)")

@@ -17,6 +17,7 @@ from fedopt.normalize.data import (
     INFERENCE_DIR,
     LAMBDA_TF_CSVS,
     TEST_ONLY_SOURCES,
+    TRAINING_V30_RUNS_CSV,
     TRAINING_V50_RUNS_CSV,
     TRAINING_V60_MULTI_CSV,
     TRAINING_V60_RUNS_CSV,
@@ -224,9 +225,9 @@ def test_training_rows():
     # the run without a readable run_stop (Krai MI300X result_1) is left out, not counted as 0
     assert (d["throughput"] > 0).all()
     # every declared set loads, and only those: 21 inference sets (nine rounds; nine Server, three
-    # Interactive), three training rounds, Lambda's two, llama.cpp's two, TensorRT-LLM's three, Cosmos,
+    # Interactive), four training rounds, Lambda's two, llama.cpp's two, TensorRT-LLM's three, Cosmos,
     # Step-3's attention layers and Huawei's ModelZoo
-    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 34
+    assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 35
 
 
 def test_training_v60_rows():
@@ -240,6 +241,26 @@ def test_training_v60_rows():
     row = d[(d["workload"] == "mlperf-train-v6.0/llama31_8b") & d["card_type"].str.contains("MI355X")]
     assert len(row) == 1 and len(mine) >= 2
     assert row["throughput"].iloc[0] == pytest.approx(np.median(1.0 / minutes))
+
+
+def test_training_v30_rows():
+    d = mlperf_training_held_out(TRAINING_V30_RUNS_CSV)
+    assert len(d) == 62 and set(d["source"]) == {"training-v3.0"}
+    res = CardResolver()  # H100 SXM and PCIe, A100 SXM and PCIe, A30, A40, L4, Gaudi2
+    assert len({res.resolve(n).id for n in d["card_type"]}) == 8
+    assert sorted(d["cards"].unique()) == [2, 4, 6, 8, 10]  # one node each, of 2 to 10 cards
+    # by hand in the results repository: xFusion's six L4 trained RetinaNet in one run, run_start
+    # 1683998420010, run_stop 1684032332383 ("Training time 9:25:12")
+    row = d[(d["workload"] == "mlperf-train-v3.0/ssd") & (d["card_type"] == "NVIDIA L4")]
+    assert row["cards"].tolist() == [6] and row["throughput"].iloc[0] == pytest.approx(60000.0 / (1684032332383 - 1683998420010))
+    # runs that did not converge are left out: H3C's aborted ResNet run leaves the 8x A30 cell to xFusion's
+    raw = pd.read_csv(TRAINING_V30_RUNS_CSV, dtype=str, keep_default_na=False)
+    assert (raw["run_stop_status"] == "aborted").sum() == 4
+    ok = raw[(raw["benchmark"] == "resnet") & raw["accelerator_model_name"].str.contains("A30")]
+    ok = ok[(ok["accelerators_per_node"] == "8") & (ok["run_stop_status"] == "success")]
+    minutes = (ok["run_stop_ms"].astype(np.int64) - ok["run_start_ms"].astype(np.int64)) / 60000.0
+    row = d[(d["workload"] == "mlperf-train-v3.0/resnet") & d["card_type"].str.contains("A30") & (d["cards"] == 8)]
+    assert len(row) == 1 and row["throughput"].iloc[0] == pytest.approx(np.median(1.0 / minutes))
 
 
 def test_training_v50_rows():
@@ -399,6 +420,15 @@ def test_training_v60_test_set_beats_the_baseline():
     res = leave_one_card_out(d, **fit_settings(exclude=("training-v6.0",)))
     tab = summary(res).set_index("data").loc["all"]
     assert tab["model_median"] < tab["peak_tflops_median"] and tab["model_median"] <= 0.15
+
+
+def test_training_v30_test_set_beats_the_baseline():
+    # gathered 2026-12-06 after every design choice and calibration, measured once before any change
+    # (data/README.md): fitted alone, seven workloads on eight cards at 2-10 per node, the shipped
+    # priors: 16.9% median against the peak-TFLOPS ratio's 30.0% (neither target met: docs/normalize.md)
+    d = mlperf_training_held_out(TRAINING_V30_RUNS_CSV)
+    tab = summary(leave_one_card_out(d, **fit_settings())).set_index("data").loc["all"]
+    assert tab["model_median"] < 0.6 * tab["peak_tflops_median"] and tab["model_median"] < 0.18
 
 
 def test_v60_scaleout_from_one_node_rows():
