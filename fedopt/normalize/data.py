@@ -57,7 +57,7 @@ TRAINING_V60_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.
 # the shipped priors never see (``TEST_ONLY_SOURCES``)
 TRAINING_V50_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v5.0_8acc_runs.csv"
 # v3.0 (June 2023: the H100's first round), gathered 2026-12-06 after every design choice and calibration:
-# systems of one node, 2-10 cards (H100 SXM and PCIe, A30, A40, L4, Gaudi2), a test set
+# systems of one node, 2-10 cards (H100 and A100, SXM and PCIe; A30, A40, L4, Gaudi2), a test set
 TRAINING_V30_RUNS_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v3.0_1node_runs.csv"
 # v6.0 systems past 8 accelerators (one run each): how jobs slow as they grow, on newer cards
 TRAINING_V60_MULTI_CSV = INFERENCE_DIR.parent / "mlperf_training" / "training_v6.0_multinode_runs.csv"
