@@ -230,6 +230,11 @@ def test_training_rows():
     assert set(held_out_measurements()["source"]) == set(HELD_OUT_SOURCES) and len(HELD_OUT_SOURCES) == 35
 
 
+def _minutes_to_train(runs: pd.DataFrame) -> pd.Series:
+    """A runs file's minutes to train, worked out by hand from its MLLOG times (ms)."""
+    return (runs["run_stop_ms"].astype(np.int64) - runs["run_start_ms"].astype(np.int64)) / 60000.0
+
+
 def test_training_v60_rows():
     d = mlperf_training_held_out(TRAINING_V60_RUNS_CSV)
     assert len(d) == 24 and d["cards"].eq(8).all() and set(d["source"]) == {"training-v6.0"}
@@ -237,7 +242,7 @@ def test_training_v60_rows():
     # by hand from the file: MI355X Llama 3.1 8B, the median over every successful run of 1 / minutes
     raw = pd.read_csv(TRAINING_V60_RUNS_CSV, dtype=str, keep_default_na=False)
     mine = raw[(raw["benchmark"] == "llama31_8b") & raw["accelerator_model_name"].str.contains("MI355X")]
-    minutes = (mine["run_stop_ms"].astype(np.int64) - mine["run_start_ms"].astype(np.int64)) / 60000.0
+    minutes = _minutes_to_train(mine)
     row = d[(d["workload"] == "mlperf-train-v6.0/llama31_8b") & d["card_type"].str.contains("MI355X")]
     assert len(row) == 1 and len(mine) >= 2
     assert row["throughput"].iloc[0] == pytest.approx(np.median(1.0 / minutes))
@@ -258,7 +263,7 @@ def test_training_v30_rows():
     assert (raw["run_stop_status"] == "aborted").sum() == 4
     ok = raw[(raw["benchmark"] == "resnet") & raw["accelerator_model_name"].str.contains("A30")]
     ok = ok[(ok["accelerators_per_node"] == "8") & (ok["run_stop_status"] == "success")]
-    minutes = (ok["run_stop_ms"].astype(np.int64) - ok["run_start_ms"].astype(np.int64)) / 60000.0
+    minutes = _minutes_to_train(ok)
     row = d[(d["workload"] == "mlperf-train-v3.0/resnet") & d["card_type"].str.contains("A30") & (d["cards"] == 8)]
     assert len(row) == 1 and row["throughput"].iloc[0] == pytest.approx(np.median(1.0 / minutes))
 
@@ -271,7 +276,7 @@ def test_training_v50_rows():
     # and 1279.232 s, plus GigaComputing's and Supermicro's two each
     raw = pd.read_csv(TRAINING_V50_RUNS_CSV, dtype=str, keep_default_na=False)
     mine = raw[(raw["benchmark"] == "llama2_70b_lora") & raw["accelerator_model_name"].str.contains("MI325X")]
-    minutes = (mine["run_stop_ms"].astype(np.int64) - mine["run_start_ms"].astype(np.int64)) / 60000.0
+    minutes = _minutes_to_train(mine)
     row = d[(d["workload"] == "mlperf-train-v5.0/llama2_70b_lora") & d["card_type"].str.contains("MI325X")]
     assert len(row) == 1 and len(mine) == 6
     assert row["throughput"].iloc[0] == pytest.approx(np.median(1.0 / minutes))
@@ -443,7 +448,7 @@ def test_v60_scaleout_from_one_node_rows():
     raw = raw[raw["run_start_ms"] != ""]
     size = raw["accelerators_per_node"].astype(int) * raw["number_of_nodes"].astype(int)
     mine = raw[(raw["benchmark"] == "llama2_70b_lora") & raw["accelerator_model_name"].str.contains("GB300") & (size == 72)]
-    minutes = (mine["run_stop_ms"].astype(np.int64) - mine["run_start_ms"].astype(np.int64)) / 60000.0
+    minutes = _minutes_to_train(mine)
     row = multi[(multi["workload"] == "mlperf-train-v6.0/llama2_70b_lora") & multi["card_type"].str.contains("GB300")]
     row = row[row["cards"] == 72]
     assert len(row) == 1 and len(mine) >= 1
