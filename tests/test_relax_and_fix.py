@@ -1,4 +1,4 @@
-"""Relax-and-fix keeps free every job that shares a pool with a partly placed one."""
+"""The columns relax-and-fix leaves free: those sharing a pool with a partly placed job's."""
 
 from __future__ import annotations
 

@@ -475,11 +475,13 @@ class ColumnGeneration:
         return bound, (self._branch_job(x) if x is not None else None)
 
     def _relax_and_fix(self, until: float) -> None:
-        """Keep what the root LP decided, solve the undecided rest as a small MIP.
+        """Keep what the root LP decided, solve the undecided rest as a MIP.
 
         Columns at 1 in the LP are fixed, except those sharing a pool with a partly placed job;
         the MIP runs over every other job's columns within what the fixed ones leave of each
-        limit. Near the LP when the LP is mostly integral.
+        limit. Near the LP when the LP is mostly integral. On the generated l and xl fleets the
+        partly placed jobs use most pools, so little stays fixed and the MIP is nearly the one
+        over every column the LP generated.
         """
         if self.lp_dead or self.columns.n == 0:
             return
