@@ -39,6 +39,9 @@ from fedopt.progress import Progress
 EPS = 1e-7
 SPLIT_BUDGET_NEAR = 60_000  # split placements enumerated for the final MIP's contested jobs
 SPLIT_KEEP_NEAR = 5_000  # of which the best by reduced cost enter it
+# relax-and-fix frees the pools of partly placed jobs from this many columns in the master (l: 7-8k
+# after the root LP, the final MIP then does better with the time; xl: 56k, the final MIP finds nothing)
+WIDE_FIX_COLUMNS = 25_000
 RELAX_MAX_COLUMNS = 100_000  # the relaxed full model (a second bound) up to this size (l: 17k; xl ~390k: not measured)
 
 
@@ -477,11 +480,12 @@ class ColumnGeneration:
     def _relax_and_fix(self, until: float) -> None:
         """Keep what the root LP decided, solve the undecided rest as a MIP.
 
-        Columns at 1 in the LP are fixed, except those sharing a pool with a partly placed job;
-        the MIP runs over every other job's columns within what the fixed ones leave of each
-        limit. Near the LP when the LP is mostly integral. On the generated l and xl fleets the
-        partly placed jobs use most pools, so little stays fixed and the MIP is nearly the one
-        over every column the LP generated.
+        Columns at 1 in the LP are fixed; the MIP runs over every other job's columns within what
+        the fixed ones leave of each limit. Near the LP when the LP is mostly integral, and quick:
+        the final MIP over every generated column then finds the plan. When that MIP is too big to
+        find anything in time (xl), the columns sharing a pool with a partly placed job stay free
+        too, and this phase's MIP finds the plan: on the generated xl fleets the partly placed jobs
+        use most pools, so that MIP is nearly the one over every column the LP generated.
         """
         if self.lp_dead or self.columns.n == 0:
             return
@@ -491,7 +495,10 @@ class ColumnGeneration:
         # the partly placed jobs are often the big gangs (`generate --preset xl --seed 1`: 45 jobs of
         # up to 1,024 cards carry 33k of the LP's 71.5k); fixing every job at 1 left them no room in
         # their pools (61.6k after the phase; 71.1k with the jobs in those pools left free)
-        fixed = (x_lp >= 1 - 1e-6) & ~self._sharing_pools(mp, (x_lp > 1e-6) & (x_lp < 1 - 1e-6))
+        fixed = x_lp >= 1 - 1e-6
+        partly = (x_lp > 1e-6) & ~fixed
+        if mp.n_cols >= WIDE_FIX_COLUMNS and partly.any():
+            fixed &= ~self._sharing_pools(mp, partly)
         fixed_jobs = np.zeros(self.inst.n_jobs, dtype=bool)
         fixed_jobs[mp.cols.job[fixed]] = True
         free = np.flatnonzero(~fixed_jobs[mp.cols.job])
