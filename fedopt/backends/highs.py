@@ -162,6 +162,8 @@ class HighsBackend:
         t0 = time.perf_counter()
         h = _new_highs(opts)
         h.setOptionValue("mip_rel_gap", float(opts.mip_gap))
+        if not opts.presolve:
+            h.setOptionValue("presolve", "off")
         h.passModel(_lp(mp, integer=True))
         if opts.hint is not None:
             sol = highspy.HighsSolution()

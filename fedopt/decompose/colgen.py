@@ -42,6 +42,9 @@ SPLIT_KEEP_NEAR = 5_000  # of which the best by reduced cost enter it
 # relax-and-fix frees the pools of partly placed jobs from this many columns in the master (l: 7-8k
 # after the root LP, the final MIP then does better with the time; xl: 56k, the final MIP finds nothing)
 WIDE_FIX_COLUMNS = 25_000
+# HiGHS's presolve of the final MIP stalled past its time limit on xl (seed 1: 162k columns, still
+# in presolve after 240 s, interrupt ignored; without it 71,314 found in 240 s); it took 2-10 s up to 157k
+FINAL_PRESOLVE_MAX_COLUMNS = 100_000
 RELAX_MAX_COLUMNS = 100_000  # the relaxed full model (a second bound) up to this size (l: 17k; xl ~390k: not measured)
 
 
@@ -304,7 +307,12 @@ class ColumnGeneration:
             backend = CpSatBackend() if self.mip_backend == "cpsat" else HighsBackend()
             res = backend.solve_mip(
                 mp,
-                replace(self.opts, time_limit=max(0.2, remaining * 0.85 - 0.5), hint=hint),
+                replace(
+                    self.opts,
+                    time_limit=max(0.2, remaining * 0.85 - 0.5),
+                    hint=hint,
+                    presolve=mp.n_cols < FINAL_PRESOLVE_MAX_COLUMNS,
+                ),
             )
             if res.x is not None and mp.is_feasible(res.x):
                 self._offer(res.x, "mip")

@@ -39,3 +39,22 @@ def test_incumbents_are_copied_as_found(monkeypatch):
     assert lost.info["incumbents"] >= 1
     assert lost.x is not None
     assert lost.objective == res.objective
+
+
+def test_presolve_can_be_switched_off(monkeypatch):
+    """The final MIP of a big colgen solve runs without HiGHS's presolve (it stalled on xl)."""
+    mp = _knapsack()
+    made = []
+    real = highs.new_highs
+
+    def recording():
+        h = real()
+        made.append(h)
+        return h
+
+    monkeypatch.setattr(highs, "new_highs", recording)
+    with_presolve = highs.HighsBackend().solve_mip(mp, SolveOptions(time_limit=20))
+    without = highs.HighsBackend().solve_mip(mp, SolveOptions(time_limit=20, presolve=False))
+    assert [h.getOptionValue("presolve")[1] for h in made] == ["choose", "off"]
+    assert with_presolve.status == without.status == "optimal"
+    assert abs(with_presolve.objective - without.objective) <= 1e-6 * abs(with_presolve.objective)
