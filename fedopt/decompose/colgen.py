@@ -7,9 +7,10 @@
 3. The Lagrangian bound ``y.b + sum_j max(0, best column of j at y)`` is a proven upper bound of
    the integer optimum at every round; it stops the loop when the LP is close enough.
 4. The integer plan: relax-and-fix (the LP's integral placements kept, the rest solved as a
-   small MIP), then the MIP over every generated column, with the single placements and the
-   contested gangs' split placements that are within the gap by reduced cost, seeded with the
-   best plan so far, then a greedy fill with every single-pool placement.
+   MIP; in a big master the jobs around partly placed ones left free too), then the MIP over
+   every generated column, with the single placements and the contested gangs' split placements
+   that are within the gap by reduced cost, seeded with the best plan so far (without HiGHS's
+   presolve when it is big), then a greedy fill with every single-pool placement.
 """
 
 from __future__ import annotations
