@@ -41,10 +41,12 @@ EPS = 1e-7
 SPLIT_BUDGET_NEAR = 60_000  # split placements enumerated for the final MIP's contested jobs
 SPLIT_KEEP_NEAR = 5_000  # of which the best by reduced cost enter it
 # relax-and-fix frees the pools of partly placed jobs from this many columns in the master (l: 7-8k
-# after the root LP, the final MIP then does better with the time; xl: 56k, the final MIP finds nothing)
+# after the root LP, the final MIP then does better with the time; xl: 56k, where the final MIP found
+# nothing (its presolve stalled) and this phase found the plan; strict at xl without presolve: not measured)
 WIDE_FIX_COLUMNS = 25_000
-# HiGHS's presolve of the final MIP stalled past its time limit on xl (seed 1: 162k columns, still
-# in presolve after 240 s, interrupt ignored; without it 71,314 found in 240 s); it took 2-10 s up to 157k
+# HiGHS's presolve of the final MIP stalled past its time limit on xl (`generate --preset xl --seed 1`,
+# solver seed 0: 162k columns, still in presolve after 240 s, interrupt ignored; without it 71,314 found
+# in 240 s); the first 157k of those columns presolve in 2-10 s
 FINAL_PRESOLVE_MAX_COLUMNS = 100_000
 RELAX_MAX_COLUMNS = 100_000  # the relaxed full model (a second bound) up to this size (l: 17k; xl ~390k: not measured)
 
@@ -491,10 +493,10 @@ class ColumnGeneration:
 
         Columns at 1 in the LP are fixed; the MIP runs over every other job's columns within what
         the fixed ones leave of each limit. Near the LP when the LP is mostly integral, and quick:
-        the final MIP over every generated column then finds the plan. When that MIP is too big to
-        find anything in time (xl), the columns sharing a pool with a partly placed job stay free
-        too, and this phase's MIP finds the plan: on the generated xl fleets the partly placed jobs
-        use most pools, so that MIP is nearly the one over every column the LP generated.
+        the final MIP over every generated column then has the time to find the plan (l). In a big
+        master (xl) the columns sharing a pool with a partly placed job stay free too, and this
+        phase's MIP finds most of the plan: on the generated xl fleets the partly placed jobs use
+        most pools, so that MIP is nearly the one over every column the LP generated.
         """
         if self.lp_dead or self.columns.n == 0:
             return
