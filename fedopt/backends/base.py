@@ -21,7 +21,7 @@ class SolveOptions:
     hint: np.ndarray | None = None  # a feasible 0/1 vector to start from
     verbose: bool = False
     should_stop: Callable[[], bool] | None = None  # polled during long solves (signals)
-    presolve: bool = True  # HiGHS's MIP presolve (it can stall, deaf to time limit and interrupt)
+    presolve: bool = True  # HiGHS only: its MIP presolve (it stalled on a 162k-column MIP, deaf to the time limit)
 
 
 @dataclass
