@@ -93,6 +93,7 @@ _FAMILIES = [
     ("rtx3060", r"\b(rtx )?3060\b"),
     ("rtx3050", r"\b(rtx )?3050\b"),
     ("rtx6000ada", r"\b(rtx )?6000 ?ada\b"),
+    ("rtx5880ada", r"\brtx ?5880\b|\b5880 ?ada\b"),  # the China-market AD102 workstation card
     ("rtx5000ada", r"\b(rtx )?5000 ?ada\b"),
     ("rtx4500ada", r"\b(rtx )?4500 ?ada\b"),
     ("rtx4000ada", r"\b(rtx )?4000 ?ada\b"),
@@ -135,6 +136,7 @@ _FAMILIES = [
     ("mi350p", r"\bmi ?350 ?p\b"),  # the PCIe card: half an MI350X
     ("mi350x", r"\bmi ?350 ?x?\b"),
     ("mi325x", r"\bmi ?325 ?x\b"),
+    ("mi308x", r"\bmi ?308 ?x?\b"),  # the China-market CDNA 3 part
     ("mi300a", r"\bmi ?300 ?a\b"),  # the APU: 228 of the MI300X's 304 compute units
     ("mi300x", r"\bmi ?300 ?x?\b"),
     ("mi250x", r"\bmi ?250 ?x\b"),
@@ -145,6 +147,8 @@ _FAMILIES = [
     ("mi50", r"\bmi ?50\b"),
     ("gaudi3", r"\bgaudi ?3\b|\bhl ?325"),
     ("gaudi2", r"\bgaudi ?2\b|\bhl ?225"),
+    ("950pr", r"\b950 ?pr\b"),  # "Ascend 950" alone names no chip: the PR and DT differ in memory
+    ("950dt", r"\b950 ?dt\b"),
     ("910c", r"\b910 ?c\b"),
     ("910b", r"\b910 ?b\d?\b"),
     ("910", r"\b910\b"),
@@ -154,8 +158,9 @@ _FAMILIES = [
     ("tpuv5e", r"\btpu ?v ?5 ?e\b|\btpu ?v ?5 ?lite"),
     ("tpuv4", r"\btpu ?v ?4\b"),
     ("tpuv3", r"\btpu ?v ?3\b"),
+    ("trainium3", r"\btrainium ?3\b|\btrn ?3\b"),  # before trainium: "trainium 3" is not a Trn1
     ("trainium2", r"\btrainium ?2\b|\btrn ?2\b"),
-    ("trainium", r"\btrainium ?1?\b|\btrn ?1\b"),
+    ("trainium", r"\btrainium(?: ?1)?\b(?! ?\d)|\btrn ?1\b"),  # not a later generation ("trainium 4")
     ("inferentia2", r"\binferentia ?2\b|\binf ?2\b"),
     ("mlu370", r"\bmlu ?370"),
     # Qualcomm Cloud AI 100 (clean_name writes "Cloud AI 100" as "qaic100"); the Pro when no SKU is written
@@ -201,6 +206,7 @@ ARCH = {
     "a2": "nvidia-ampere",
     "rtx6000ada": "nvidia-ada",
     "rtx5000ada": "nvidia-ada",
+    "rtx5880ada": "nvidia-ada",
     "rtx4500ada": "nvidia-ada",
     "rtx4000ada": "nvidia-ada",
     "rtxpro6000": "nvidia-blackwell",
@@ -265,6 +271,7 @@ ARCH = {
     "mi300x": "amd-cdna3",
     "mi325x": "amd-cdna3",
     "mi300a": "amd-cdna3",
+    "mi308x": "amd-cdna3",
     "mi350x": "amd-cdna4",
     "mi350p": "amd-cdna4",
     "mi355x": "amd-cdna4",
@@ -280,6 +287,8 @@ ARCH = {
     "910": "huawei-davinci",
     "910b": "huawei-davinci",
     "910c": "huawei-davinci",
+    "950pr": "huawei-davinci",
+    "950dt": "huawei-davinci",
     "tpuv4": "google-tpu",
     "tpuv5e": "google-tpu",
     "tpuv5p": "google-tpu",
@@ -288,6 +297,7 @@ ARCH = {
     "tpu7x": "google-tpu",
     "trainium": "aws-neuron",
     "trainium2": "aws-neuron",
+    "trainium3": "aws-neuron",
     "inferentia2": "aws-neuron",
     "mlu370": "cambricon-mlu",
     "aic100": "qualcomm-aic100",

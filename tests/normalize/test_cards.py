@@ -141,6 +141,17 @@ NAMES = {
     "NVIDIA A16": "A16",
     "A16-16GB": "A16",
     "AWS Trainium2": "Trainium2",
+    # added 2026-12-07: AWS's fourth chip ("Trainium 3" was read as the first), China-market parts, Huawei's 950s
+    "AWS Trainium3": "Trainium3",
+    "Trainium 3": "Trainium3",
+    "trn3": "Trainium3",
+    "AMD Instinct MI308X": "MI308X",
+    "NVIDIA RTX 5880 Ada Generation": "RTX-5880-Ada",
+    "RTX 5880": "RTX-5880-Ada",
+    "NVIDIA H20 141GB": "H20-141GB",
+    "H20X-141C": "H20-141GB",
+    "Huawei Ascend 950PR": "Ascend-950PR",
+    "Ascend950DT": "Ascend-950DT",
     "Cambricon MLU370-X8": "MLU370-X8",
     # Qualcomm Cloud AI 100 cards as MLPerf Inference systems name them; the Pro when no SKU is written
     "QUALCOMM Cloud AI 100 Standard": "AIC100-Standard",
@@ -184,10 +195,22 @@ def test_variants_the_catalog_lacks():
 
 
 def test_memory_size_the_catalog_lacks():
-    # the 141 GB H20 has no figures of its own: read as the 96 GB card, which the user should hear of
+    # the 40 GB A800 has no figures of its own: read as the 80 GB card, which the user should hear of
     res = CardResolver()
-    assert res.resolve("H20-141GB").memory_gb == 96
-    assert missing_variant("H20-141GB", res.resolve("H20-141GB")) == ["141gb"]
+    assert res.resolve("A800-40GB").memory_gb == 80
+    assert missing_variant("A800-40GB", res.resolve("A800-40GB")) == ["40gb"]
+    # the 141 GB H20 has its own (HBM3e: more bandwidth than the 96 GB card's HBM3), the bare name the 96 GB one
+    assert (res.resolve("H20 141GB").memory_gb, res.resolve("H20 141GB").mem_bw_gbs) == (141, 4800)
+    assert res.resolve("NVIDIA H20").memory_gb == 96
+
+
+def test_a_later_generation_is_not_read_as_an_earlier_one():
+    # "Trainium 3" was the first Trainium (a thirteenth of its peak) until 2026-12-07; a name no card
+    # of the catalog carries gets no specs rather than another generation's
+    res = CardResolver()
+    for name in ("AWS Trainium 4", "Trn4", "Ascend 950", "GeForce GTX 950"):
+        assert res.resolve(name) is None, name
+    assert res.resolve("AWS Trainium").id == "Trainium"
     # installed vs usable memory (within 10%), a dual-die board's total, MIG slices, Grace Hopper's LPDDR: no note
     for name in ("B200 192GB", "H100 NVL 96GB", "K80 24GB", "A100 MIG 3g.40gb", "GH200 480GB", "A100-SXM4-40GB", "V100 32GB"):
         assert missing_variant(name, res.resolve(name)) == [], name
