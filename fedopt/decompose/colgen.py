@@ -47,7 +47,8 @@ SPLIT_KEEP_NEAR = 5_000  # of which the best by reduced cost enter it
 WIDE_FIX_COLUMNS = 25_000
 # HiGHS's presolve of the final MIP stalled past its time limit on xl (`generate --preset xl --seed 1`,
 # solver seed 0: 162k columns, still in presolve after 240 s, interrupt ignored; without it 71,314 found
-# in 240 s); the first 157k of those columns presolve in 2-10 s
+# in 240 s); the first 157k of those columns presolve in 2-10 s. The stall is in no rule `presolve_rule_off`
+# can disable; capping presolve at 2,000 reductions gets past it, but the MIP's restart then stalls
 FINAL_PRESOLVE_MAX_COLUMNS = 100_000
 RELAX_MAX_COLUMNS = 100_000  # the relaxed full model (a second bound) up to this size (l: 17k; xl ~390k: not measured)
 
