@@ -108,7 +108,8 @@ _FAMILIES = [
     ("gb10", r"\bgb10\b|\bdgx ?spark\b"),  # DGX Spark's Grace Blackwell chip
     ("quadrortx6000", r"\b(quadro )?rtx ?6000\b"),
     ("quadrortx8000", r"\b(quadro )?rtx ?8000\b"),
-    ("rtx4090", r"\b(rtx )?4090 ?d?\b"),  # the 4090 D (China) takes the 4090: same memory, ~11% fewer SMs
+    ("rtx4090d", r"\b(rtx )?4090 ?d\b"),  # the China variant: the 4090's memory, 114 of its 128 SMs
+    ("rtx4090", r"\b(rtx )?4090\b"),
     ("rtx4080super", r"\b(rtx )?4080 ?super\b"),
     ("rtx4080", r"\b(rtx )?4080\b"),
     ("rtx4070tisuper", r"\b(rtx )?4070 ?ti ?super\b"),
@@ -236,6 +237,7 @@ ARCH = {
     "l40": "nvidia-ada",
     "l40s": "nvidia-ada",
     "rtx4090": "nvidia-ada",
+    "rtx4090d": "nvidia-ada",
     "rtx4080": "nvidia-ada",
     "rtx4070ti": "nvidia-ada",
     "rtx4070": "nvidia-ada",

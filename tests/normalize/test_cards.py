@@ -31,7 +31,8 @@ NAMES = {
     "TPU-v5p": "TPU-v5p",
     "TPU-trillium": "TPU-v6e",
     "NVIDIA GeForce RTX 4090": "RTX-4090",
-    "RTX 4090D": "RTX-4090",  # the China variant takes the 4090, as a SUPER or Ti its base card
+    "RTX 4090D": "RTX-4090-D",  # the China variant: the 4090 until 2026-12-07, 14% above its peak
+    "NVIDIA GeForce RTX 4090 D": "RTX-4090-D",
     "4070 Ti 12GB": "RTX-4070-Ti",  # llama.cpp's benchmark tables write GeForce cards so
     "NVIDIA GeForce RTX 4070": "RTX-4070",  # not the 4070 Ti: a Ti the catalog has is its own card
     "V100M16": "V100-SXM2-16GB",
@@ -343,6 +344,7 @@ def test_geforce_tensor_peaks_agree_with_their_fp32_peaks():
     twice += ["RTX 5080", "RTX 5090", "RTX 3060 Ti", "RTX 4060 Ti", "RTX 4060 Ti 16GB"]
     twice += ["RTX 3050", "RTX 3070 Ti", "RTX 3090 Ti", "RTX 4060", "RTX 4070 SUPER", "RTX 4070 Ti SUPER", "RTX 4080 SUPER"]
     twice += ["RTX 5060 Ti", "RTX 5060 Ti 16GB", "RTX 5070", "RTX 5070 Ti", "GB10"]  # DGX Spark's GPU rates as GeForce
+    twice += ["RTX 4090 D"]
     for name in twice:
         card = res.resolve(name)
         assert card.bf16_tflops / card.fp32_tflops == pytest.approx(2.0, rel=0.01), name
@@ -351,6 +353,12 @@ def test_geforce_tensor_peaks_agree_with_their_fp32_peaks():
     for name in ("RTX PRO 6000", "RTX PRO 6000 Max-Q", "RTX PRO 5000", "RTX PRO 4500", "RTX PRO 4000", "RTX PRO 2000"):
         card = res.resolve(name)
         assert card.bf16_tflops / card.fp32_tflops == pytest.approx(4.0, rel=0.02), name
+    # workstation Ada: full rate at FP32 accumulate too (RTX 6000 Ada: 364.2 / 91.1), the rule the RTX 5880
+    # Ada's figure rests on, with FP8 at twice BF16
+    for name in ("RTX 6000 Ada", "RTX 5000 Ada", "RTX 4500 Ada", "RTX 4000 Ada", "RTX 5880 Ada"):
+        card = res.resolve(name)
+        assert card.bf16_tflops / card.fp32_tflops == pytest.approx(4.0, rel=0.01), name
+        assert card.p8 / card.bf16_tflops == pytest.approx(2.0, rel=0.01), name
     for name in ("RTX 2080", "RTX 2080 Ti", "RTX 2070 SUPER", "RTX 2080 SUPER", "RTX 2060"):
         card = res.resolve(name)
         assert card.bf16_tflops / card.fp32_tflops == pytest.approx(4.0, rel=0.01), name
@@ -358,7 +366,7 @@ def test_geforce_tensor_peaks_agree_with_their_fp32_peaks():
     for name in ("RTX 4060 Ti", "RTX 4070", "RTX 4070 Ti", "RTX 4080", "RTX 5080", "RTX 4060", "RTX 4070 SUPER"):
         card = res.resolve(name)
         assert card.p8 / card.bf16_tflops == pytest.approx(4.0, rel=0.01), name
-    for name in ("RTX 4070 Ti SUPER", "RTX 4080 SUPER", "RTX 5060 Ti", "RTX 5070", "RTX 5070 Ti"):
+    for name in ("RTX 4070 Ti SUPER", "RTX 4080 SUPER", "RTX 5060 Ti", "RTX 5070", "RTX 5070 Ti", "RTX 4090 D"):
         card = res.resolve(name)
         assert card.p8 / card.bf16_tflops == pytest.approx(4.0, rel=0.01), name
     for name in ("RTX 5060 Ti", "RTX 5070", "RTX 5070 Ti"):  # 4-bit: eight times (RTX 5080: 900.4 / 112.6)
