@@ -31,7 +31,7 @@ NAMES = {
     "TPU-v5p": "TPU-v5p",
     "TPU-trillium": "TPU-v6e",
     "NVIDIA GeForce RTX 4090": "RTX-4090",
-    "RTX 4090D": "RTX-4090-D",  # the China variant: the 4090 until 2026-12-07, 14% above its peak
+    "RTX 4090D": "RTX-4090-D",  # the China variant: read as the 4090 until 2026-12-07, 12% above its peaks
     "NVIDIA GeForce RTX 4090 D": "RTX-4090-D",
     "4070 Ti 12GB": "RTX-4070-Ti",  # llama.cpp's benchmark tables write GeForce cards so
     "NVIDIA GeForce RTX 4070": "RTX-4070",  # not the 4070 Ti: a Ti the catalog has is its own card
@@ -203,6 +203,9 @@ def test_memory_size_the_catalog_lacks():
     # the 141 GB H20 has its own (HBM3e: more bandwidth than the 96 GB card's HBM3), the bare name the 96 GB one
     assert (res.resolve("H20 141GB").memory_gb, res.resolve("H20 141GB").mem_bw_gbs) == (141, 4800)
     assert res.resolve("NVIDIA H20").memory_gb == 96
+    # installed vs usable memory (within 10%), a dual-die board's total, MIG slices, Grace Hopper's LPDDR: no note
+    for name in ("B200 192GB", "H100 NVL 96GB", "K80 24GB", "A100 MIG 3g.40gb", "GH200 480GB", "A100-SXM4-40GB", "V100 32GB"):
+        assert missing_variant(name, res.resolve(name)) == [], name
 
 
 def test_a_later_generation_is_not_read_as_an_earlier_one():
@@ -212,9 +215,6 @@ def test_a_later_generation_is_not_read_as_an_earlier_one():
     for name in ("AWS Trainium 4", "Trn4", "Ascend 950", "GeForce GTX 950"):
         assert res.resolve(name) is None, name
     assert res.resolve("AWS Trainium").id == "Trainium"
-    # installed vs usable memory (within 10%), a dual-die board's total, MIG slices, Grace Hopper's LPDDR: no note
-    for name in ("B200 192GB", "H100 NVL 96GB", "K80 24GB", "A100 MIG 3g.40gb", "GH200 480GB", "A100-SXM4-40GB", "V100 32GB"):
-        assert missing_variant(name, res.resolve(name)) == [], name
 
 
 def test_laptop_parts_have_no_specs():
