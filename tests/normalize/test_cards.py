@@ -466,3 +466,17 @@ def test_same_silicon_is_one_chip_at_one_clock_and_memory():
     pool = {"l40s": card("L40S"), "h100": card("H100-SXM-80GB"), "none": None}
     assert silicon_sibling(card("H800"), pool) == "h100" and silicon_sibling(card("H20"), pool) is None
     assert silicon_sibling(None, pool) is None
+
+
+def test_cards_added_on_2026_12_07_keep_their_sources_arithmetic():
+    res = CardResolver()
+    mi308x, mi300x = res.resolve("MI308X"), res.resolve("MI300X")
+    for peak in ("bf16_tflops", "p8", "fp32"):  # 80 of the MI300X's 304 compute units
+        assert getattr(mi308x, peak) / getattr(mi300x, peak) == pytest.approx(80 / 304, rel=0.01), peak
+    assert res.resolve("RTX 4090 D").bf16_tflops == pytest.approx(114 * 2520 * 512 / 1e6, rel=0.01)  # SMs x boost
+    assert res.resolve("RTX 5880 Ada").bf16_tflops == pytest.approx(4 * 69.3, rel=0.01)  # 4x FP32, as the RTX 6000 Ada
+    h20, h20_141 = res.resolve("H20"), res.resolve("H20 141GB")  # one chip on two memories
+    assert (h20_141.bf16_tflops, h20_141.p8, h20_141.fp32) == (h20.bf16_tflops, h20.p8, h20.fp32)
+    for name in ("Ascend 950PR", "Ascend 950DT"):  # no 16-bit figure published: assumed half the FP8 peak
+        assert res.resolve(name).bf16_tflops == res.resolve(name).p8 / 2, name
+    assert res.resolve("Trainium3").bf16_tflops * 3.75 == pytest.approx(res.resolve("Trainium3").p8, rel=0.01)
