@@ -33,6 +33,7 @@ _NOISE = (
     "hbm3e",
     "hbm2",
     "hbm2e",
+    "apple",
 )
 
 # Family patterns, tried in order on the cleaned name (spaces between words, lower case).
@@ -164,6 +165,17 @@ _FAMILIES = [
     ("trainium", r"\btrainium(?: ?1)?\b(?! ?\d)|\btrn ?1\b"),  # not a later generation ("trainium 4")
     ("inferentia2", r"\binferentia ?2\b|\binf ?2\b"),
     ("mlu370", r"\bmlu ?370"),
+    # Apple silicon GPUs, by chip and GPU core count (a cut-down chip is a family of its own: 24 of the
+    # M1 Max's 32 cores); the 30-core M3 Max has no figures, so it gets none rather than the 40-core's.
+    # Not an AWS m3 instance ("m3.xlarge": CPUs only)
+    ("m1max24", r"\bm1 ?max 24(?: ?c)?\b"),
+    ("m1max", r"\bm1 ?max\b"),
+    ("m2ultra60", r"\bm2 ?ultra 60(?: ?c)?\b"),
+    ("m2ultra", r"\bm2 ?ultra\b"),
+    ("m3max30", r"\bm3 ?max 30(?: ?c)?\b"),
+    ("m3max", r"\bm3 ?max\b"),
+    ("m38", r"\bm3 8(?: ?c)?\b"),
+    ("m3", r"\bm3\b(?![ .]*(?:pro|max|ultra)\b)(?!.*\b(?:medium|x?large|\d*xlarge)\b)"),
     # Qualcomm Cloud AI 100 (clean_name writes "Cloud AI 100" as "qaic100"); the Pro when no SKU is written
     ("aic100ultra", r"\bq?aic ?100\b.*\bultra\b"),
     ("aic100standard", r"\bq?aic ?100\b.*\b(?:standard|std)\b"),
@@ -302,6 +314,14 @@ ARCH = {
     "trainium3": "aws-neuron",
     "inferentia2": "aws-neuron",
     "mlu370": "cambricon-mlu",
+    "m1max24": "apple-m1",
+    "m1max": "apple-m1",
+    "m2ultra60": "apple-m2",
+    "m2ultra": "apple-m2",
+    "m3max30": "apple-m3",
+    "m3max": "apple-m3",
+    "m38": "apple-m3",
+    "m3": "apple-m3",
     "aic100": "qualcomm-aic100",
     "aic100standard": "qualcomm-aic100",
     "aic100ultra": "qualcomm-aic100",

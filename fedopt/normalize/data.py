@@ -375,8 +375,7 @@ def llamacpp_benchmarks(paths: list[Path] | None = None) -> pd.DataFrame:
     ``llamacpp-llama3``): one workload per model, quantization, phase (``tg``: text generation,
     memory-bound decoding of one sequence; ``pp``: prompt processing, compute-bound) and token
     count (``llamacpp-llama3/8B Q4_K_M tg512``); ``gpus`` is the card count (llama.cpp splits the
-    layers across them). Out-of-memory cells and cards without specs (Apple silicon, RTX 4000 / 5000
-    Ada) are left out."""
+    layers across them). Out-of-memory cells and cards without specs are left out."""
     parts = []
     for path in paths or LLAMACPP_CSVS:
         df = pd.read_csv(path, dtype={"tokens_per_s": str, "tokens": str}, keep_default_na=False)

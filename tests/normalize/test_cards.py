@@ -177,6 +177,14 @@ NAMES = {
     "8x H100 80GB SXM5": "H100-SXM-80GB",
     "Dell 2x H100 80GB SXM5": "H100-SXM-80GB",
     "2x RTX A6000": "RTX-A6000",
+    # Apple silicon as llama.cpp's tables name it: the chip and its GPU core count
+    "M1 Max 24-Core GPU 32GB": "M1-Max-24c",
+    "Apple M1 Max": "M1-Max-32c",
+    "M2 Ultra 76-Core GPU 192GB": "M2-Ultra-76c",
+    "Apple M2 Ultra (60-core GPU)": "M2-Ultra-60c",
+    "M3 10-Core GPU 16GB": "M3-10c",
+    "Apple M3 8-core GPU": "M3-8c",
+    "M3 Max 40-Core GPU 48GB": "M3-Max-40c",
 }
 
 
@@ -480,3 +488,19 @@ def test_cards_added_on_2026_12_07_keep_their_sources_arithmetic():
     for name in ("Ascend 950PR", "Ascend 950DT"):  # no 16-bit figure published: assumed half the FP8 peak
         assert res.resolve(name).bf16_tflops == res.resolve(name).p8 / 2, name
     assert res.resolve("Trainium3").bf16_tflops * 3.75 == pytest.approx(res.resolve("Trainium3").p8, rel=0.01)
+
+
+def test_apple_chips_by_their_gpu_core_count():
+    res = CardResolver()
+    # a cut-down chip is its full chip's peak per core times its cores; memory bandwidth is the chip's
+    cut_down = (("M1 Max 24-core", "M1 Max", 24 / 32), ("M2 Ultra 60-core", "M2 Ultra", 60 / 76), ("M3 8-core", "M3", 8 / 10))
+    for small, full, share in cut_down:
+        a, b = res.resolve(small), res.resolve(full)
+        assert a.bf16_tflops / b.bf16_tflops == pytest.approx(share, rel=0.01), small
+        assert a.mem_bw_gbs == b.mem_bw_gbs, small
+    for name in ("M1 Max", "M2 Ultra", "M3", "M3 Max"):  # no matrix units: FP16 at the FP32 rate
+        card = res.resolve(name)
+        assert card.bf16_tflops == card.fp32 and card.vendor == "apple", name
+    # chips and parts without figures get none rather than a sibling's; an AWS m3 instance is no Apple chip
+    for name in ("M3 Max 30-core GPU", "Apple M3 Pro", "M1 Ultra", "M4 Max", "m3.xlarge", "m3.2xlarge", "m3.medium"):
+        assert res.resolve(name) is None, name
