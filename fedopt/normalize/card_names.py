@@ -36,6 +36,42 @@ _NOISE = (
     "apple",
 )
 
+# Apple silicon: (generation, tier, the full chip's GPU cores, its cut-down part's). A cut-down part is
+# a family of its own (24 of the M1 Max's 32 cores), its cores written after the chip ("M1 Max
+# 24-Core GPU"); a chip the catalog has no figures for gets none rather than a sibling's.
+APPLE_CHIPS = (
+    (1, "", 8, 7),
+    (1, "pro", 16, 14),
+    (1, "max", 32, 24),
+    (1, "ultra", 64, 48),
+    (2, "", 10, 8),
+    (2, "pro", 19, 16),
+    (2, "max", 38, 30),
+    (2, "ultra", 76, 60),
+    (3, "", 10, 8),
+    (3, "pro", 18, 14),
+    (3, "max", 40, 30),
+    (3, "ultra", 80, 60),
+    (4, "", 10, 8),
+    (4, "pro", 20, 16),
+    (4, "max", 40, 32),
+)
+
+
+def _apple_families() -> list[tuple[str, str]]:
+    """``m3max30`` before ``m3max``; the bare chip (``m3``) is neither a Pro/Max/Ultra (nor a tier not
+    in the table, ``M4 Extreme``) nor an AWS instance type (``m3.xlarge``: CPUs only)."""
+    out = []
+    for gen, tier, _full, cut in APPLE_CHIPS:
+        chip, name = (f"m{gen} ?{tier}", f"m{gen}{tier}") if tier else (f"m{gen}", f"m{gen}")
+        out.append((f"{name}{cut}", rf"\b{chip} {cut}(?: ?c)?\b"))
+        if tier:
+            out.append((name, rf"\b{chip}\b"))
+        else:
+            out.append((name, rf"\b{chip}\b(?![ .]*(?:pro|max|ultra|extreme)\b)(?!.*\b(?:medium|x?large|\d*xlarge)\b)"))
+    return out
+
+
 # Family patterns, tried in order on the cleaned name (spaces between words, lower case).
 _FAMILIES = [
     ("gh200", r"gh ?200"),
@@ -165,17 +201,7 @@ _FAMILIES = [
     ("trainium", r"\btrainium(?: ?1)?\b(?! ?\d)|\btrn ?1\b"),  # not a later generation ("trainium 4")
     ("inferentia2", r"\binferentia ?2\b|\binf ?2\b"),
     ("mlu370", r"\bmlu ?370"),
-    # Apple silicon GPUs, by chip and GPU core count (a cut-down chip is a family of its own: 24 of the
-    # M1 Max's 32 cores); the 30-core M3 Max has no figures, so it gets none rather than the 40-core's.
-    # Not an AWS m3 instance ("m3.xlarge": CPUs only)
-    ("m1max24", r"\bm1 ?max 24(?: ?c)?\b"),
-    ("m1max", r"\bm1 ?max\b"),
-    ("m2ultra60", r"\bm2 ?ultra 60(?: ?c)?\b"),
-    ("m2ultra", r"\bm2 ?ultra\b"),
-    ("m3max30", r"\bm3 ?max 30(?: ?c)?\b"),
-    ("m3max", r"\bm3 ?max\b"),
-    ("m38", r"\bm3 8(?: ?c)?\b"),
-    ("m3", r"\bm3\b(?![ .]*(?:pro|max|ultra)\b)(?!.*\b(?:medium|x?large|\d*xlarge)\b)"),
+    *_apple_families(),
     # Qualcomm Cloud AI 100 (clean_name writes "Cloud AI 100" as "qaic100"); the Pro when no SKU is written
     ("aic100ultra", r"\bq?aic ?100\b.*\bultra\b"),
     ("aic100standard", r"\bq?aic ?100\b.*\b(?:standard|std)\b"),
@@ -314,18 +340,10 @@ ARCH = {
     "trainium3": "aws-neuron",
     "inferentia2": "aws-neuron",
     "mlu370": "cambricon-mlu",
-    "m1max24": "apple-m1",
-    "m1max": "apple-m1",
-    "m2ultra60": "apple-m2",
-    "m2ultra": "apple-m2",
-    "m3max30": "apple-m3",
-    "m3max": "apple-m3",
-    "m38": "apple-m3",
-    "m3": "apple-m3",
     "aic100": "qualcomm-aic100",
     "aic100standard": "qualcomm-aic100",
     "aic100ultra": "qualcomm-aic100",
-}
+} | {fam: f"apple-m{gen}" for gen, tier, _full, cut in APPLE_CHIPS for fam in (f"m{gen}{tier}", f"m{gen}{tier}{cut}")}
 
 
 # NVIDIA vGPU (C-Series) types name the board by letters after the chip and the frame buffer after

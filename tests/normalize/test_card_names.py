@@ -46,7 +46,7 @@ def test_every_family_has_an_architecture_of_its_vendor():
     for name, arch in expected.items():
         assert ARCH[family(name)] == arch, name
     vendors = {a.split("-")[0] for a in ARCH.values()}
-    assert vendors <= {"nvidia", "amd", "intel", "huawei", "google", "aws", "cambricon", "qualcomm"}
+    assert vendors <= {"nvidia", "amd", "intel", "huawei", "google", "aws", "cambricon", "qualcomm", "apple"}
 
 
 def test_laptop_words_and_compact_keys():

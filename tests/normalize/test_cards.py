@@ -8,6 +8,7 @@ import math
 import pytest
 
 from fedopt.normalize.capacity import has_tensor
+from fedopt.normalize.card_names import APPLE_CHIPS
 from fedopt.normalize.cards import Card, CardResolver, missing_variant
 from fedopt.normalize.catalog import MODELS_DIR, load_catalog
 
@@ -185,6 +186,12 @@ NAMES = {
     "M3 10-Core GPU 16GB": "M3-10c",
     "Apple M3 8-core GPU": "M3-8c",
     "M3 Max 40-Core GPU 48GB": "M3-Max-40c",
+    "Apple M1 Ultra": "M1-Ultra-64c",
+    "M2 Max 30-core GPU": "M2-Max-30c",
+    "Apple M3 Pro": "M3-Pro-18c",
+    "M4 Pro 16-core GPU": "M4-Pro-16c",
+    "Mac mini (M4, 10-core GPU)": "M4-10c",
+    "mac2-m2pro.metal": "M2-Pro-19c",  # AWS's M2 Pro Mac instance
 }
 
 
@@ -492,15 +499,20 @@ def test_cards_added_on_2026_12_07_keep_their_sources_arithmetic():
 
 def test_apple_chips_by_their_gpu_core_count():
     res = CardResolver()
-    # a cut-down chip is its full chip's peak per core times its cores; memory bandwidth is the chip's
-    cut_down = (("M1 Max 24-core", "M1 Max", 24 / 32), ("M2 Ultra 60-core", "M2 Ultra", 60 / 76), ("M3 8-core", "M3", 8 / 10))
-    for small, full, share in cut_down:
-        a, b = res.resolve(small), res.resolve(full)
-        assert a.bf16_tflops / b.bf16_tflops == pytest.approx(share, rel=0.01), small
-        assert a.mem_bw_gbs == b.mem_bw_gbs, small
-    for name in ("M1 Max", "M2 Ultra", "M3", "M3 Max"):  # no matrix units: FP16 at the FP32 rate
-        card = res.resolve(name)
-        assert card.bf16_tflops == card.fp32 and card.vendor == "apple", name
-    # chips and parts without figures get none rather than a sibling's; an AWS m3 instance is no Apple chip
-    for name in ("M3 Max 30-core GPU", "Apple M3 Pro", "M1 Ultra", "M4 Max", "m3.xlarge", "m3.2xlarge", "m3.medium"):
+    # a cut-down part is its full chip's peak per core times its cores, at the chip's memory bandwidth;
+    # the 30-core M3 Max and 32-core M4 Max have less bandwidth than their chips and no figures of their own
+    parts = 0
+    for gen, tier, full, cut in APPLE_CHIPS:
+        chip = f"M{gen} {tier.title()}".strip()
+        small, whole = res.resolve(f"{chip} {cut}-core GPU"), res.resolve(chip)
+        assert whole is not None and whole.vendor == "apple" and whole.bf16_tflops == whole.fp32, chip  # no matrix units
+        if small is None:
+            assert chip in ("M3 Max", "M4 Max"), chip
+            continue
+        parts += 1
+        assert small.bf16_tflops / whole.bf16_tflops == pytest.approx(cut / full, rel=0.01), chip
+        assert small.mem_bw_gbs == whole.mem_bw_gbs, chip
+    assert parts == 13
+    # chips without figures get none rather than a sibling's; an AWS m3 instance is no Apple chip
+    for name in ("M3 Max 30-core GPU", "M4 Max 32-core", "M5", "M4 Extreme", "m3.xlarge", "m3.2xlarge", "m4.large", "m2.medium"):
         assert res.resolve(name) is None, name
