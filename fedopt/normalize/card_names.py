@@ -64,7 +64,7 @@ def _apple_families() -> list[tuple[str, str]]:
     out = []
     for gen, tier, _full, cut in APPLE_CHIPS:
         chip, name = (f"m{gen} ?{tier}", f"m{gen}{tier}") if tier else (f"m{gen}", f"m{gen}")
-        out.append((f"{name}{cut}", rf"\b{chip} {cut}(?: ?c)?\b"))
+        out.append((f"{name}{cut}", rf"\b{chip} {cut}(?: ?c)?\b(?! ?inch)"))  # not a laptop's screen: "M1 Pro 14-inch"
         if tier:
             out.append((name, rf"\b{chip}\b"))
         else:

@@ -192,6 +192,7 @@ NAMES = {
     "M4 Pro 16-core GPU": "M4-Pro-16c",
     "Mac mini (M4, 10-core GPU)": "M4-10c",
     "mac2-m2pro.metal": "M2-Pro-19c",  # AWS's M2 Pro Mac instance
+    "MacBook Pro M3 Pro 14-inch": "M3-Pro-18c",  # the laptop's screen, not the 14-core part
 }
 
 
