@@ -142,7 +142,13 @@ def add_simulate(sub) -> None:
     p.add_argument(
         "--max-pending", type=int, default=None, help="pending jobs considered per re-plan (default 400 fedopt, 2000 others)"
     )
-    p.add_argument("--replan-time-limit", type=float, default=3.0, help="fedopt: seconds per re-plan solve (default 3)")
+    p.add_argument(
+        "--replan-time-limit",
+        type=float,
+        default=3.0,
+        help="fedopt: seconds per re-plan solve (default 3); a run is reproducible when no re-plan reaches it "
+        "('replans at limit' 0)",
+    )
     p.add_argument("--method", default="auto", help="fedopt: solve method (auto, exact, colgen, pop)")
     p.add_argument(
         "--weighting",
