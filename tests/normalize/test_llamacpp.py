@@ -30,10 +30,10 @@ def test_rows_as_published(llamacpp):
     assert measured_cell(d, "llamacpp-llama2/7B q4_0 tg", "H100 PCIe 80GB", 1) == 133.77
     assert d[(d["workload"] == "llamacpp-llama3/8B F16 tg8192") & (d["card_type"] == "4080 16GB")].empty
     # the RTX 4070 Ti's eight rows since its catalog entry (2026-12-04; README: 8B Q4_K_M tg1024 82.21), the RTX
-    # 4000 / 5000 Ada's 14 + 4 since theirs (the same day; 7B f16 tg on one 4000 Ada 22.96): 100 + 238 rows
+    # 4000 / 5000 Ada's 14 + 4 since theirs (the same day; 7B f16 tg on one 4000 Ada 22.96): 100 + 238 rows then
     assert measured_cell(d, "llamacpp-llama3/8B Q4_K_M tg1024", "4070 Ti 12GB", 1) == 82.21
     assert measured_cell(d, "llamacpp-llama2/7B f16 tg", "RTX 4000 Ada 20GB", 1) == 22.96
-    # Apple silicon's 22 since the four chips' catalog entries (2026-12-07; M2 Ultra 76-core 7B q4_0 tg 91.89)
+    # Apple silicon's 22 since the four chips' catalog entries (2026-12-07; M2 Ultra 76-core 7B q4_0 tg 91.89): 122 + 238
     assert measured_cell(d, "llamacpp-llama2/7B q4_0 tg", "M2 Ultra 76-Core GPU 192GB", 1) == 91.89
     assert d["card_type"].str.contains("M1 Max|M2 Ultra|M3 ").sum() == 22
     assert len(d) == 360 and (d["throughput"] > 0).all()
@@ -60,7 +60,7 @@ def test_llama2_set_beats_the_peak_ratio(llamacpp):
     # first prior; 24.7% with its double well, `--held-out`) against the peak ratio's 51.4% and
     # memory bandwidth's 31.8%, not better than the best single spec chosen with hindsight (board power, 21.0%
     # with the shipped priors; the RTX 3090's multi-GPU prompt processing runs at a tenth of one
-    # card's: still the largest misses)
+    # card's: still the largest misses); with four Apple chips' 22 rows since 2026-12-07, 22.5% against 53.1%
     tab = _loco(llamacpp[llamacpp["source"] == "llamacpp-llama2"])
     assert tab["model_median"] < 0.75 * tab["peak_tflops_median"]
 
