@@ -343,7 +343,7 @@ ARCH = {
     "aic100": "qualcomm-aic100",
     "aic100standard": "qualcomm-aic100",
     "aic100ultra": "qualcomm-aic100",
-} | {fam: f"apple-m{gen}" for gen, tier, _full, cut in APPLE_CHIPS for fam in (f"m{gen}{tier}", f"m{gen}{tier}{cut}")}
+} | {fam: f"apple-{fam[:2]}" for fam, _ in _apple_families()}  # "m3max30" -> apple-m3
 
 
 # NVIDIA vGPU (C-Series) types name the board by letters after the chip and the frame buffer after
