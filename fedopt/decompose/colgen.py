@@ -43,7 +43,8 @@ SPLIT_KEEP_NEAR = 5_000  # of which the best by reduced cost enter it
 # relax-and-fix frees the pools of partly placed jobs from this many columns in the master (l: 7-8k
 # after the root LP, the final MIP then does better with the time; xl: 56k, where the final MIP found
 # nothing (its presolve stalled) and this phase found the plan; strict against wide at xl without that
-# presolve, seeds 1 / 2 / 3 of `generate --preset xl`: 0.277 / 0.382 / 0.319% against 0.308 / 0.315 / 0.154%)
+# presolve, seeds 1 / 2 / 3 of `generate --preset xl`: 0.277 / 0.382 / 0.319% against 0.308 / 0.315 / 0.154%;
+# a 30k-card fleet, seeds 1 / 2 at 300 s: 0.032 / 0.055% against 0.024 / 0.055%, README)
 WIDE_FIX_COLUMNS = 25_000
 # HiGHS's presolve of the final MIP stalled past its time limit on xl (`generate --preset xl --seed 1`,
 # solver seed 0: 162k columns, still in presolve after 240 s, interrupt ignored; without it 71,314 found
