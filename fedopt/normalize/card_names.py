@@ -63,7 +63,7 @@ def _apple_families() -> list[tuple[str, str]]:
     in the table, ``M4 Extreme``) nor an AWS instance type (``m3.xlarge``: CPUs only)."""
     out = []
     for gen, tier, _full, cut in APPLE_CHIPS:
-        chip, name = (f"m{gen} ?{tier}", f"m{gen}{tier}") if tier else (f"m{gen}", f"m{gen}")
+        chip, name = f"m{gen} ?{tier}" if tier else f"m{gen}", f"m{gen}{tier}"
         out.append((f"{name}{cut}", rf"\b{chip} {cut}(?: ?c)?\b(?! ?inch)"))  # not a laptop's screen: "M1 Pro 14-inch"
         if tier:
             out.append((name, rf"\b{chip}\b"))
@@ -71,6 +71,8 @@ def _apple_families() -> list[tuple[str, str]]:
             out.append((name, rf"\b{chip}\b(?![ .]*(?:pro|max|ultra|extreme)\b)(?!.*\b(?:medium|x?large|\d*xlarge)\b)"))
     return out
 
+
+_APPLE_FAMILIES = _apple_families()
 
 # Family patterns, tried in order on the cleaned name (spaces between words, lower case).
 _FAMILIES = [
@@ -201,7 +203,7 @@ _FAMILIES = [
     ("trainium", r"\btrainium(?: ?1)?\b(?! ?\d)|\btrn ?1\b"),  # not a later generation ("trainium 4")
     ("inferentia2", r"\binferentia ?2\b|\binf ?2\b"),
     ("mlu370", r"\bmlu ?370"),
-    *_apple_families(),
+    *_APPLE_FAMILIES,
     # Qualcomm Cloud AI 100 (clean_name writes "Cloud AI 100" as "qaic100"); the Pro when no SKU is written
     ("aic100ultra", r"\bq?aic ?100\b.*\bultra\b"),
     ("aic100standard", r"\bq?aic ?100\b.*\b(?:standard|std)\b"),
@@ -343,7 +345,7 @@ ARCH = {
     "aic100": "qualcomm-aic100",
     "aic100standard": "qualcomm-aic100",
     "aic100ultra": "qualcomm-aic100",
-} | {fam: f"apple-{fam[:2]}" for fam, _ in _apple_families()}  # "m3max30" -> apple-m3
+} | {fam: f"apple-{fam[:2]}" for fam, _ in _APPLE_FAMILIES}  # "m3max30" -> apple-m3
 
 
 # NVIDIA vGPU (C-Series) types name the board by letters after the chip and the frame buffer after
