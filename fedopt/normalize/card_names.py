@@ -405,12 +405,20 @@ def family(name: str) -> str | None:
 _GRACE_LPDDR_GB = 480.0
 
 
+# Chips sold on two memories whose second is named by its memory type, not its size: nvidia-smi
+# calls the 141 GB H20 "NVIDIA H20-3e" (HBM3e; the first H20 has 96 GB of HBM3), and the GH200 of
+# 144 GB "GH200 144G HBM3e" (NVIDIA/mig-parted's config), written "GH200 HBM3e" without the size.
+_HBM3E_GB = {"h20": 141.0, "gh200": 144.0}
+_HBM3E_WORD = re.compile(r"(?:hbm|[\s_-])3e\b")
+
+
 def memory_in_name(name: str) -> float | None:
-    """The GPU memory (GB) a name gives, if any."""
+    """The GPU memory (GB) a name gives, if any (its size, or its memory type where that names the part)."""
     s = clean_name(name)
     m = re.search(r"\b(\d{2,3}) ?g(b|ib)?\b", s) or re.search(r"\bm(16|32|40|80)\b", s)
     if not m:
-        return None
+        fam = family(name)
+        return _HBM3E_GB[fam] if fam in _HBM3E_GB and _HBM3E_WORD.search(name.lower()) else None
     gb = float(m.group(1))
     if family(name) == "gh200" and gb >= _GRACE_LPDDR_GB:
         gb = gb - _GRACE_LPDDR_GB if gb > _GRACE_LPDDR_GB else 96.0

@@ -152,6 +152,13 @@ NAMES = {
     "RTX 5880": "RTX-5880-Ada",
     "NVIDIA H20 141GB": "H20-141GB",
     "H20X-141C": "H20-141GB",
+    # the second memory named by its type: nvidia-smi's "NVIDIA H20-3e" (and GPU feature discovery's label) is the 141 GB H20
+    "NVIDIA H20-3e": "H20-141GB",
+    "NVIDIA-H20-3e": "H20-141GB",
+    "H20 HBM3e": "H20-141GB",
+    "GH200 HBM3e": "GH200-144GB",
+    "NVIDIA GH200 144G HBM3e": "GH200-144GB",
+    "GH200 HBM3": "GH200-96GB",
     "Huawei Ascend 950PR": "Ascend-950PR",
     "Ascend950DT": "Ascend-950DT",
     "Cambricon MLU370-X8": "MLU370-X8",
@@ -219,6 +226,7 @@ def test_memory_size_the_catalog_lacks():
     # the 141 GB H20 has its own (HBM3e: more bandwidth than the 96 GB card's HBM3), the bare name the 96 GB one
     assert (res.resolve("H20 141GB").memory_gb, res.resolve("H20 141GB").mem_bw_gbs) == (141, 4800)
     assert res.resolve("NVIDIA H20").memory_gb == 96
+    assert missing_variant("NVIDIA H20-3e", res.resolve("NVIDIA H20-3e")) == []
     # installed vs usable memory (within 10%), a dual-die board's total, MIG slices, Grace Hopper's LPDDR: no note
     for name in ("B200 192GB", "H100 NVL 96GB", "K80 24GB", "A100 MIG 3g.40gb", "GH200 480GB", "A100-SXM4-40GB", "V100 32GB"):
         assert missing_variant(name, res.resolve(name)) == [], name
@@ -264,6 +272,11 @@ def test_narrow_format_peaks():
     assert rtx4090.p8 == 660.6 and rtx4090.bf16_tflops == 165.2  # GeForce: BF16 with FP32 accumulate is half rate
     src = load_catalog()["A100"]["sources"]["fp8_tflops"]
     assert "int8" in src and "narrow_formats.csv" in src
+    # every Ada data-center card runs FP8 at twice its BF16 rate (the L20 is China's: its 8-bit peak was missing,
+    # so an FP8 job on it ran at the BF16 peak)
+    for name in ("L4", "L20", "L40", "L40S"):
+        ada = res.resolve(name)
+        assert ada.p8 == pytest.approx(2 * ada.bf16_tflops, rel=0.02), name  # L40S: 733 beside 362
 
 
 def test_catalog_file_is_fresh():
