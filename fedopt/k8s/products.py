@@ -79,8 +79,9 @@ _PREFIXES = ("NVIDIA-", "TESLA-", "GEFORCE-", "AMD-", "INSTINCT-", "RADEON-", "H
 
 
 # Packages of two dies that the device plugin lists as two cards (ROCm shows each MI250X graphics
-# compute die as a GPU: a node of four MI250X has eight amd.com/gpu), so a node's card is the die
-DIE_OF_PACKAGE = {"MI250": "MI250-GCD", "MI250X": "MI250X-GCD"}
+# compute die as a GPU: a node of four MI250X has eight amd.com/gpu; an Atlas A3 server of eight
+# 910C lists 16 NPUs), so a node's card is the die
+DIE_OF_PACKAGE = {"MI250": "MI250-GCD", "MI250X": "MI250X-GCD", "Ascend-910C": "Ascend-910C-die"}
 
 
 def _normalize(value: str) -> str:
@@ -156,7 +157,7 @@ def product_of_node(
             return ProductMatch(overrides[value], key, value)
         cid = match_product(value, catalog, resolver)
         if cid is not None:
-            die = DIE_OF_PACKAGE.get(cid) if resource == "amd.com/gpu" else None
+            die = DIE_OF_PACKAGE.get(cid) if resource == "amd.com/gpu" or resource.startswith("huawei.com/Ascend") else None
             return ProductMatch(die if die in catalog else cid, key, value)
         if first_named is None and key not in ("accelerator", "servertype"):
             first_named = ProductMatch(None, key, value)

@@ -74,6 +74,12 @@ def _apple_families() -> list[tuple[str, str]]:
 
 _APPLE_FAMILIES = _apple_families()
 
+# One die of Huawei's 910C, two to a package: each is its own NPU to CANN (SoC names Ascend910_9391,
+# 910_93 ...) and to Kubernetes (an Atlas 800T or 800I A3 server of eight packages lists 16 NPUs of
+# 64 GB), so these names are the die's, catalog entry Ascend-910C-die; "Ascend 910C" is the package
+ASCEND_A3_DIE = r"\b910 ?c die\b|\b910 93\d{0,2}\b|\b(?:atlas ?(?:800[ti]|900)|a ?200t) ?a3\b"
+_A3_DIE_GB = 64.0
+
 # Family patterns, tried in order on the cleaned name (spaces between words, lower case).
 _FAMILIES = [
     ("gh200", r"gh ?200"),
@@ -97,7 +103,11 @@ _FAMILIES = [
     ("a30", r"\ba ?30\b"),
     ("a40", r"\ba ?40\b"),
     ("a10", r"\ba ?10\b"),
-    ("910b", r"\batlas ?(800t|900) ?a2\b"),  # Huawei's 910B servers and clusters, not NVIDIA's A2
+    # Huawei's Atlas A2 products carry the 910B (vllm-ascend's device list: Atlas 800T A2, 900 A2 PoD, 200T A2
+    # Box16, 300T A2 cards, 800I A2), not NVIDIA's A2
+    ("910b", r"\batlas ?(800[ti]|900|[23]00t) ?a2\b"),
+    ("910c", ASCEND_A3_DIE),  # the 910C's dies: CANN's SoC names and the Atlas A3 products that carry them
+    ("atlas", r"\batlas\b"),  # other Atlas products (200I A2: a 310B edge module; 300I Duo: 310P): none in the catalog
     ("a2", r"\ba2\b"),
     ("a16", r"\ba16\b"),
     ("l40s", r"\bl ?40 ?s\b"),
@@ -190,8 +200,8 @@ _FAMILIES = [
     ("950pr", r"\b950 ?pr\b"),  # "Ascend 950" alone names no chip: the PR and DT differ in memory
     ("950dt", r"\b950 ?dt\b"),
     ("910c", r"\b910 ?c\b"),
-    ("910b", r"\b910 ?b\d?\b"),
-    ("910", r"\b910\b"),
+    ("910b", r"\b910 ?b\d?c?\b"),  # 910B1-B4 and 910B2C, the chip names MindCluster labels nodes with
+    ("910", r"\b910 ?a?\b"),
     ("tpu7x", r"\btpu ?v? ?7 ?x\b|\btpu ?v ?7 ?p?\b|\bironwood\b"),
     ("tpuv6e", r"\btpu ?v ?6 ?e\b|\btrillium\b|\btpu ?v6\b"),
     ("tpuv5p", r"\btpu ?v ?5 ?p\b"),
@@ -418,6 +428,8 @@ def memory_in_name(name: str) -> float | None:
     m = re.search(r"\b(\d{2,3}) ?g(b|ib)?\b", s) or re.search(r"\bm(16|32|40|80)\b", s)
     if not m:
         fam = family(name)
+        if fam == "910c" and re.search(ASCEND_A3_DIE, s):
+            return _A3_DIE_GB
         return _HBM3E_GB[fam] if fam in _HBM3E_GB and _HBM3E_WORD.search(name.lower()) else None
     gb = float(m.group(1))
     if family(name) == "gh200" and gb >= _GRACE_LPDDR_GB:

@@ -115,3 +115,23 @@ def test_an_mi250x_node_counts_graphics_compute_dies():
     assert die["memory_gb"] * 2 == package["memory_gb"] == 128
     assert die["bf16_tflops"] * 2 == package["bf16_tflops"] and die["mem_bw_gbs"] * 2 == package["mem_bw_gbs"]
     assert match_product("AMD Instinct MI250X", CATALOG) == "MI250X"  # a package where a name says so (benchmarks)
+
+
+def test_ascend_nodes_by_chip_label_and_server():
+    """MindCluster labels a node with its chip (910B1-B4, 910B2C); an Atlas A2 server carries 910Bs, not
+    NVIDIA's A2; an Atlas A3 NPU (or a node labelled 910C) is one die of a 910C package: half of it."""
+    chip = "node.kubernetes.io/npu.chip.name"
+    for label in ("910B2C", "910B3", "Ascend910B4"):
+        assert product_of_node({chip: label}, "huawei.com/Ascend910", CATALOG).catalog_id == "Ascend-910B", label
+    for name in ("Atlas 800I A2", "Atlas-800T-A2", "Atlas 300T A2"):
+        assert match_product(name, CATALOG) == "Ascend-910B", name
+    assert match_product("Atlas 200I A2", CATALOG) is None  # an Ascend 310B edge module: no specs
+    for name in ("Atlas 800T A3", "Atlas 800I A3", "Ascend910_9391"):
+        assert match_product(name, CATALOG) == "Ascend-910C-die", name
+    assert product_of_node({chip: "910C"}, "huawei.com/Ascend910", CATALOG).catalog_id == "Ascend-910C-die"
+    die, package = CATALOG["Ascend-910C-die"], CATALOG["Ascend-910C"]
+    assert (die["memory_gb"] * 2, die["bf16_tflops"] * 2, die["mem_bw_gbs"] * 2) == (
+        package["memory_gb"],
+        package["bf16_tflops"],
+        package["mem_bw_gbs"],
+    )
