@@ -167,6 +167,13 @@ NAMES = {
     "Ascend 910C": "Ascend-910C",
     "Atlas 800I A2": "Ascend-910B",
     "Atlas 200T A2 Box16": "Ascend-910B",
+    # China's GeForce variants are cards of their own, not the 5090 (a 29% lower tensor rate; the V2 on 24 GB)
+    "NVIDIA GeForce RTX 5090 D": "RTX-5090-D",
+    "RTX 5090D V2": "RTX-5090-D-v2",
+    "RTX 5090 32GB": "RTX-5090",
+    # the V100S is a faster board than the V100 PCIe (130 against 112 TFLOPS, 1134 against 900 GB/s)
+    "Tesla V100S-PCIE-32GB": "V100S-PCIe-32GB",
+    "Tesla V100-PCIE-32GB": "V100-PCIe-32GB",
     "Huawei Ascend 950PR": "Ascend-950PR",
     "Ascend950DT": "Ascend-950DT",
     "Cambricon MLU370-X8": "MLU370-X8",
@@ -282,6 +289,10 @@ def test_narrow_format_peaks():
     assert "int8" in src and "narrow_formats.csv" in src
     # every Ada data-center card runs FP8 at twice its BF16 rate (the L20 is China's: its 8-bit peak was missing,
     # so an FP8 job on it ran at the BF16 peak)
+    rtx5090, rtx5090d, rtx5090dv2 = (res.resolve(n) for n in ("RTX 5090", "RTX 5090 D", "RTX 5090 D v2"))
+    for peak in ("bf16_tflops", "p8", "p4"):  # 2,375 of the 5090's 3,352 AI TOPS
+        assert getattr(rtx5090d, peak) == pytest.approx(getattr(rtx5090, peak) * 2375 / 3352, rel=0.002), peak
+    assert (rtx5090d.memory_gb, rtx5090d.mem_bw_gbs, rtx5090dv2.memory_gb, rtx5090dv2.mem_bw_gbs) == (32, 1792, 24, 1344)
     for name in ("L4", "L20", "L40", "L40S"):
         ada = res.resolve(name)
         assert ada.p8 == pytest.approx(2 * ada.bf16_tflops, rel=0.02), name  # L40S: 733 beside 362
