@@ -209,6 +209,11 @@ def missing_variant(name: str, card: Card | None) -> list[str]:
     other_size = bool(gb and card.memory_gb) and all(abs(math.log(gb / (k * card.memory_gb))) > 0.1 for k in (1, 2))
     if other_size and not MIG_NAME.search(clean_name(name)):
         out.append(f"{gb:g}gb")
+    # a form the card is not (an "H800 NVL" read as the H800 SXM: the catalog has no H800 NVL); an NVL
+    # card is a PCIe card, so "H100 PCIe 94GB" read as the H100 NVL is no miss
+    asked, got = form_factor(name), form_factor(card.id)
+    if asked and got and asked != got and (asked, got) != ("pcie", "nvl"):
+        out.append(asked)
     return out
 
 

@@ -150,7 +150,8 @@ def _basis_notes(basis, query, resolver, meas, one_card_type: bool = False, prio
     if approx:
         _out(
             f"fedopt: note: no specs of their own for {', '.join(approx)}: read as that card (a SUPER or Ti has "
-            "more SMs or bandwidth; another memory size, other memory for the fit and often bandwidth); --cards FILE "
+            "more SMs or bandwidth; another memory size, other memory for the fit and often bandwidth; another form, "
+            "NVL, PCIe or SXM, other links and power); --cards FILE "
             "gives a card's own figures",
             True,
         )

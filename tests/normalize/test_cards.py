@@ -242,6 +242,9 @@ def test_memory_size_the_catalog_lacks():
     assert (res.resolve("H20 141GB").memory_gb, res.resolve("H20 141GB").mem_bw_gbs) == (141, 4800)
     assert res.resolve("NVIDIA H20").memory_gb == 96
     assert missing_variant("NVIDIA H20-3e", res.resolve("NVIDIA H20-3e")) == []
+    # a form the catalog lacks for that chip is said too (no H800 NVL: read as the H800 SXM); an NVL card is a PCIe card
+    assert missing_variant("NVIDIA H800 NVL", res.resolve("NVIDIA H800 NVL")) == ["nvl"]
+    assert missing_variant("H100 PCIe 94GB", res.resolve("H100 PCIe 94GB")) == []
     # installed vs usable memory (within 10%), a dual-die board's total, MIG slices, Grace Hopper's LPDDR: no note
     for name in ("B200 192GB", "H100 NVL 96GB", "K80 24GB", "A100 MIG 3g.40gb", "GH200 480GB", "A100-SXM4-40GB", "V100 32GB"):
         assert missing_variant(name, res.resolve(name)) == [], name
