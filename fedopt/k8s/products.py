@@ -22,6 +22,7 @@ RESOURCE_LABELS: dict[str, tuple[str, ...]] = {
         "nvidia.com/gpu.product",  # NVIDIA GPU feature discovery (GPU operator)
         "cloud.google.com/gke-accelerator",  # GKE
         "k8s.amazonaws.com/accelerator",  # EKS
+        "aliyun.accelerator/nvidia_name",  # Alibaba Cloud ACK (NVIDIA-A10, Tesla-V100-SXM2-16GB ...)
         "accelerator",
     ),
     "amd.com/gpu": (

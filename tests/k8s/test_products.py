@@ -135,3 +135,11 @@ def test_ascend_nodes_by_chip_label_and_server():
         package["bf16_tflops"],
         package["mem_bw_gbs"],
     )
+
+
+def test_alibaba_ack_nodes_name_their_gpu():
+    """Alibaba Cloud's ACK labels a GPU node aliyun.accelerator/nvidia_name (no GPU feature discovery there)."""
+    key = "aliyun.accelerator/nvidia_name"
+    for value, card in (("NVIDIA-A10", "A10"), ("Tesla-V100-SXM2-16GB", "V100-SXM2-16GB"), ("NVIDIA-H20", "H20-96GB")):
+        m = product_of_node({key: value}, "nvidia.com/gpu", CATALOG)
+        assert (m.catalog_id, m.label) == (card, key), value
