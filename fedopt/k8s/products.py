@@ -23,6 +23,7 @@ RESOURCE_LABELS: dict[str, tuple[str, ...]] = {
         "cloud.google.com/gke-accelerator",  # GKE
         "k8s.amazonaws.com/accelerator",  # EKS
         "aliyun.accelerator/nvidia_name",  # Alibaba Cloud ACK (NVIDIA-A10, Tesla-V100-SXM2-16GB ...)
+        "machine.cluster.vke.volcengine.com/gpu-name",  # Volcano Engine VKE (ByteDance's cloud; AIBrix pins on it)
         "accelerator",
     ),
     "amd.com/gpu": (

@@ -143,3 +143,5 @@ def test_alibaba_ack_nodes_name_their_gpu():
     for value, card in (("NVIDIA-A10", "A10"), ("Tesla-V100-SXM2-16GB", "V100-SXM2-16GB"), ("NVIDIA-H20", "H20-96GB")):
         m = product_of_node({key: value}, "nvidia.com/gpu", CATALOG)
         assert (m.catalog_id, m.label) == (card, key), value
+    vke = "machine.cluster.vke.volcengine.com/gpu-name"  # Volcano Engine's
+    assert product_of_node({vke: "NVIDIA-L20"}, "nvidia.com/gpu", CATALOG).catalog_id == "L20"
