@@ -34,6 +34,8 @@ CATALOG = load_catalog()
         ("NVIDIA-B200", "B200-SXM-180GB"),
         ("AMD_Instinct_MI300X_OAM", "MI300X"),
         ("74a1", "MI300X"),
+        ("74a5", "MI325X"),  # the labeller's device ids, as AMD's guide lists them
+        ("0x75a3", "MI355X"),
         ("Ascend910B", "Ascend-910B"),
         ("910B3", "Ascend-910B"),
         ("module-910b-8", "Ascend-910B"),
