@@ -63,13 +63,14 @@ RESOURCE_OF_VENDOR = {
     "intel": "habana.ai/gaudi",
 }
 
+# PCI device ids the AMD node labeller reports (amd.com/gpu.device-id), as AMD's Instinct networking
+# guide lists them for `lspci -d 1002:<id>`
+AMD_DEVICE_IDS = {"74A1": "MI300X", "74A2": "MI308X", "74A5": "MI325X", "75A0": "MI350X", "75A3": "MI355X"}
+
 # Strings of Kubernetes labels that no card name has (product names themselves are matched by the
 # card-name resolver that `normalize` uses, fedopt.normalize.cards.CardResolver): (pattern on the
 # normalized string, catalog id); first match wins. Normalized = upper case, '_' and ' ' as '-',
 # vendor prefixes removed (see _normalize).
-# PCI device ids the AMD node labeller reports (amd.com/gpu.device-id), as AMD's Instinct networking
-# guide lists them for `lspci -d 1002:<id>`
-AMD_DEVICE_IDS = {"74A1": "MI300X", "74A2": "MI308X", "74A5": "MI325X", "75A0": "MI350X", "75A3": "MI355X"}
 _PATTERNS: list[tuple[str, str]] = [
     *((rf"^(0X)?{dev}$", cid) for dev, cid in AMD_DEVICE_IDS.items()),
     (r"^(MODULE|CARD)-910B\b", "Ascend-910B"),  # accelerator-type of Atlas 800T A2 / 300T A2

@@ -290,12 +290,13 @@ def test_narrow_format_peaks():
     assert rtx4090.p8 == 660.6 and rtx4090.bf16_tflops == 165.2  # GeForce: BF16 with FP32 accumulate is half rate
     src = load_catalog()["A100"]["sources"]["fp8_tflops"]
     assert "int8" in src and "narrow_formats.csv" in src
-    # every Ada data-center card runs FP8 at twice its BF16 rate (the L20 is China's: its 8-bit peak was missing,
-    # so an FP8 job on it ran at the BF16 peak)
+    # China's RTX 5090 D and D V2: every tensor peak at 2,375 of the 5090's 3,352 AI TOPS
     rtx5090, rtx5090d, rtx5090dv2 = (res.resolve(n) for n in ("RTX 5090", "RTX 5090 D", "RTX 5090 D v2"))
-    for peak in ("bf16_tflops", "p8", "p4"):  # 2,375 of the 5090's 3,352 AI TOPS
+    for peak in ("bf16_tflops", "p8", "p4"):
         assert getattr(rtx5090d, peak) == pytest.approx(getattr(rtx5090, peak) * 2375 / 3352, rel=0.002), peak
     assert (rtx5090d.memory_gb, rtx5090d.mem_bw_gbs, rtx5090dv2.memory_gb, rtx5090dv2.mem_bw_gbs) == (32, 1792, 24, 1344)
+    # every Ada data-center card runs FP8 at twice its BF16 rate (the L20 is China's: its 8-bit peak was missing,
+    # so an FP8 job on it ran at the BF16 peak)
     for name in ("L4", "L20", "L40", "L40S"):
         ada = res.resolve(name)
         assert ada.p8 == pytest.approx(2 * ada.bf16_tflops, rel=0.02), name  # L40S: 733 beside 362
