@@ -184,6 +184,7 @@ DEFAULT_PRODUCT_LABEL: dict[str, tuple[str, str]] = {
     "H200-SXM-141GB": ("nvidia.com/gpu.product", "NVIDIA-H200"),
     "H800-SXM-80GB": ("nvidia.com/gpu.product", "NVIDIA-H800"),
     "H20-96GB": ("nvidia.com/gpu.product", "NVIDIA-H20"),
+    "H20-141GB": ("nvidia.com/gpu.product", "NVIDIA-H20-3e"),  # nvidia-smi's "NVIDIA H20-3e"
     "B200-SXM-180GB": ("nvidia.com/gpu.product", "NVIDIA-B200"),
     "A100-SXM4-80GB": ("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"),
     "A100-SXM4-40GB": ("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB"),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from fedopt.k8s.products import is_card_resource, match_product, product_of_node
+from fedopt.k8s.products import DEFAULT_PRODUCT_LABEL, RESOURCE_OF_VENDOR, is_card_resource, match_product, product_of_node
 from fedopt.normalize.catalog import load_catalog
 
 CATALOG = load_catalog()
@@ -147,3 +147,11 @@ def test_alibaba_ack_nodes_name_their_gpu():
         assert (m.catalog_id, m.label) == (card, key), value
     vke = "machine.cluster.vke.volcengine.com/gpu-name"  # Volcano Engine's
     assert product_of_node({vke: "NVIDIA-L20"}, "nvidia.com/gpu", CATALOG).catalog_id == "L20"
+
+
+def test_exported_product_labels_read_back_as_their_cards():
+    """Every label an export writes for a catalog card (a Kueue flavour's nodeLabels) names that card when
+    the importer reads it back: the two directions agree."""
+    for cid, (key, value) in DEFAULT_PRODUCT_LABEL.items():
+        resource = RESOURCE_OF_VENDOR[CATALOG[cid]["vendor"]]
+        assert product_of_node({key: value}, resource, CATALOG).catalog_id == cid, cid
