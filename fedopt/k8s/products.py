@@ -163,7 +163,7 @@ def product_of_node(
             return ProductMatch(overrides[value], key, value)
         cid = match_product(value, catalog, resolver)
         if cid is not None:
-            die = DIE_OF_PACKAGE.get(cid) if resource == "amd.com/gpu" or resource.startswith("huawei.com/Ascend") else None
+            die = DIE_OF_PACKAGE.get(cid)  # a node's device plugin lists dies (each package is its vendor's)
             return ProductMatch(die if die in catalog else cid, key, value)
         if first_named is None and key not in ("accelerator", "servertype"):
             first_named = ProductMatch(None, key, value)

@@ -106,7 +106,9 @@ _FAMILIES = [
     # Huawei's Atlas A2 products carry the 910B (vllm-ascend's device list: Atlas 800T A2, 900 A2 PoD, 200T A2
     # Box16, 300T A2 cards, 800I A2), not NVIDIA's A2
     ("910b", r"\batlas ?(800[ti]|900|[23]00t) ?a2\b"),
-    ("910c", ASCEND_A3_DIE),  # the 910C's dies: CANN's SoC names and the Atlas A3 products that carry them
+    # the 910C, and its dies by CANN's SoC names and the Atlas A3 products that carry them (before "atlas" below
+    # and before "910", which would take "910 9391")
+    ("910c", r"\b910 ?c\b|" + ASCEND_A3_DIE),
     ("atlas", r"\batlas\b"),  # other Atlas products (200I A2: a 310B edge module; 300I Duo: 310P): none in the catalog
     ("a2", r"\ba2\b"),
     ("a16", r"\ba16\b"),
@@ -203,7 +205,6 @@ _FAMILIES = [
     ("gaudi2", r"\bgaudi ?2\b|\bhl ?225"),
     ("950pr", r"\b950 ?pr\b"),  # "Ascend 950" alone names no chip: the PR and DT differ in memory
     ("950dt", r"\b950 ?dt\b"),
-    ("910c", r"\b910 ?c\b"),
     ("910b", r"\b910 ?b\d?c?\b"),  # 910B1-B4 and 910B2C, the chip names MindCluster labels nodes with
     ("910", r"\b910 ?a?\b"),
     ("tpu7x", r"\btpu ?v? ?7 ?x\b|\btpu ?v ?7 ?p?\b|\bironwood\b"),
