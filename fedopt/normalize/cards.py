@@ -407,17 +407,22 @@ SILICON_POWER_TOLERANCE = 0.10
 def same_silicon(a: Card, b: Card) -> bool:
     """Whether two card types are one chip at one clock and one memory: an export variant (H800 and
     H100 SXM, A800 and A100 SXM, their PCIe boards) or two boards of one die (Quadro RTX 6000 and 8000,
-    TITAN RTX). Same architecture, BF16, 8-bit and 4-bit peaks within 2%, memory bandwidth within 5%, board power within
-    10% where both give it (a 250 W PCIe A100 is not the 400 W SXM one). What differs, the links and
-    the memory size, is in their specs; what a job gets from their compute and memory is not."""
+    TITAN RTX). One die at one power (``same_die``) and memory bandwidth within 5%. What differs, the
+    links and the memory size, is in their specs; what a job gets from their compute and memory is not."""
+    return same_die(a, b) and abs(a.mem_bw_gbs / b.mem_bw_gbs - 1) <= SILICON_BW_TOLERANCE
+
+
+def same_die(a: Card, b: Card) -> bool:
+    """Whether two card types are one chip at one clock and power, whatever their memory (an H100 SXM
+    and an H200 SXM; an A100 SXM of 40 and of 80 GB): same architecture, BF16, 8-bit and 4-bit peaks
+    within 2%, board power within 10% where both give it (a 250 W PCIe A100 is not the 400 W SXM one).
+    Their compute is the same, so what a job gets more from one than from the other is its memory's doing."""
     if a.id == b.id or mig_profile(a.id) is not None or mig_profile(b.id) is not None:
         return False
     if arch_vendor(a)[0] != arch_vendor(b)[0]:  # a card of no known family is its own architecture
         return False
     if any(abs(x / y - 1) > SILICON_BF16_TOLERANCE for x, y in ((a.bf16_tflops, b.bf16_tflops), (a.p8, b.p8), (a.p4, b.p4))):
         return False  # every matrix peak: a B300 has a B200's BF16 peak and bandwidth, not its FP4 peak
-    if abs(a.mem_bw_gbs / b.mem_bw_gbs - 1) > SILICON_BW_TOLERANCE:
-        return False
     return not (a.power_w and b.power_w and abs(a.power_w / b.power_w - 1) > SILICON_POWER_TOLERANCE)
 
 

@@ -43,9 +43,11 @@ or 1 (a double well: a job scales with cards or does not; only its own rows at s
 it, from where those rows alone put it); the shares'
 strength set per group from how much its workloads agree
 (empirical Bayes, a second fit); eta_c toward its architecture's efficiency (lowered by the
-architecture's calibrated miss, ``Hyper.arch_bias_in_fit``, where there is one), that toward its
-vendor's, that toward a common mu (~0); u, v toward 0. A workload measured only on cards without
-matrix units has rho_w = 0 (nothing shows it uses them). Predicting: a card not in the fit takes
+architecture's calibrated miss, ``Hyper.arch_bias_in_fit``, where there is one), two cards of one
+die at one power (``cards.same_die``: H100 and H200 SXM) toward one offset from their centres
+(``Hyper.lam_die``), the architecture toward its vendor's, that toward a common mu (~0); u, v
+toward 0. A workload measured only on cards without matrix units has rho_w = 0 (nothing shows it
+uses them). Predicting: a card not in the fit takes
 its architecture's (else vendor's, else the common) efficiency and u = 0, so it is predicted from
 its specs, and half of what the fit leaves of its measured siblings (``residuals.py``: the median
 over the same architecture's cells of the workload, else over all of its cells); a workload
@@ -82,7 +84,7 @@ from fedopt.normalize.capacity import (
     matrix_logs,
     scaleout_shape,
 )
-from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor, catalog_twin, silicon_sibling
+from fedopt.normalize.cards import NODE_CARDS, Card, CardResolver, arch_vendor, catalog_twin, same_die, silicon_sibling
 from fedopt.normalize.footprint import fits_one_card, replica_workloads
 from fedopt.normalize.memory_fit import MemoryFit
 from fedopt.normalize.mig import mig_share
@@ -165,6 +167,12 @@ class Hyper:
     lam_arch: float = 10.0  # an architecture's efficiency toward its vendor's
     lam_vendor: float = 10.0  # a vendor's efficiency toward the common one
     lam_mu: float = 1.0  # the common efficiency toward 1 (it trades with the compute shares)
+    # two cards of one die at one power (cards.same_die: H100 SXM and H200 SXM) toward one offset
+    # from their centres (their calibrated offsets, power deficits): their compute is one, so a gain
+    # of one over the other is its memory's. Untied (0) a file of one compute peak credits the H200's
+    # gain to its efficiency and keeps the compute share high, which slows every card of less compute
+    # (TensorRT-LLM v0.13 alone 26.2% -> 24.1% tied; docs/normalize.md)
+    lam_die: float = 100.0
     lam_eta_unknown: float = 0.01  # efficiency of a card without specs (its only speed parameter)
     lam_uv: float = 1.0  # low-rank terms toward 0
     lam_k: float = 0.1  # all-reduce overhead toward the common one
@@ -436,7 +444,12 @@ class ThroughputModel:
 
         G, wg = connected_groups(iw, ic, W, C)
         rows = Rows(iw, ic, y, n, LF, lf, lm, lc, mc, mm, h.host * self._host_rows(keys), hn)
-        pools = Pools(wg, G, c_arch, a_vend, len(vendors), arch_off, lam_eta, prior_off, deficit, tensor_w, phi_off)
+        specs = [self._card(c) for c in cards]
+        die_pairs = np.array(
+            [(i, j) for i in range(C) for j in range(i + 1, C) if specs[i] and specs[j] and same_die(specs[i], specs[j])],
+            dtype=np.int64,
+        ).reshape(-1, 2)
+        pools = Pools(wg, G, c_arch, a_vend, len(vendors), arch_off, lam_eta, prior_off, deficit, tensor_w, phi_off, die_pairs)
         f = Objective(h, rows, pools)
         p0 = f.start(np.random.default_rng(h.seed))
         with _one_blas_thread():

@@ -5,7 +5,7 @@ shrinkage priors of ``model.Hyper``, as one function of a flat parameter vector 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -107,6 +107,9 @@ class Pools:
     deficit: np.ndarray  # per card: power deficit (cards.CardResolver.power_deficit)
     tensor_w: np.ndarray  # per workload: measured on a card with matrix units (evidence for rho)
     phi_off: np.ndarray  # per workload: 0, or model.NO_TENSOR where there is no such evidence
+    # pairs of cards of one die at one power (cards.same_die), [P, 2]: their offsets from their
+    # prior centres are tied (Hyper.lam_die)
+    die_pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
 
 
 class Objective:
@@ -248,6 +251,13 @@ class Objective:
         gmu = -2 * h.lam_vendor * dev.sum() + 2 * h.lam_mu * mu
         loss += h.lam_kappa * (kap - h.kappa_prior) ** 2
         gkap = 2 * (lam_eta * de * deficit).sum() + 2 * h.lam_kappa * (kap - h.kappa_prior)
+        if len(self.pools.die_pairs) and h.lam_die > 0:  # one die's cards: one offset from their centres
+            pi, pj = self.pools.die_pairs.T
+            dd = de[pi] - de[pj]
+            loss += h.lam_die * (dd**2).sum()
+            geta += 2 * h.lam_die * (np.bincount(pi, dd, C) - np.bincount(pj, dd, C))
+            gea -= 2 * h.lam_die * (np.bincount(c_arch[pi], dd, A) - np.bincount(c_arch[pj], dd, A))
+            gkap += 2 * h.lam_die * (dd * (deficit[pi] - deficit[pj])).sum()
         # all-reduce overhead
         d = k - kg[wg]
         loss += h.lam_k * (d**2).sum() + h.lam_gamma * (gam - h.gamma_prior) ** 2

@@ -520,6 +520,20 @@ def test_same_silicon_is_one_chip_at_one_clock_and_memory():
     assert silicon_sibling(None, pool) is None
 
 
+def test_same_die_is_one_chip_at_one_clock_whatever_its_memory():
+    """An H100 SXM and an H200 SXM, an A100 SXM of 40 and of 80 GB: one die at one power on other
+    memories; a card of another power or narrow-format peak is not; one silicon is one die."""
+    from fedopt.normalize.cards import same_die, same_silicon
+
+    card = CardResolver().resolve
+    for a, b in (("H200-SXM-141GB", "H100-SXM-80GB"), ("A100-SXM4-40GB", "A100-SXM4-80GB"), ("H800-SXM-80GB", "H100-SXM-80GB")):
+        assert same_die(card(a), card(b)) and same_die(card(b), card(a)), (a, b)
+    assert not same_silicon(card("H200-SXM-141GB"), card("H100-SXM-80GB"))  # its memory is not
+    for a, b in (("A100-SXM4-40GB", "A100-PCIe-40GB"), ("B300", "B200"), ("H20", "H100-SXM-80GB"), ("L40S", "L4")):
+        assert not same_die(card(a), card(b)), (a, b)
+    assert not same_die(card("H100-SXM-80GB"), card("H100-SXM-80GB"))
+
+
 def test_cards_added_on_2026_12_07_keep_their_sources_arithmetic():
     res = CardResolver()
     mi308x, mi300x = res.resolve("MI308X"), res.resolve("MI300X")

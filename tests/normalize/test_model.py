@@ -277,3 +277,20 @@ def test_one_chip_with_more_memory_bandwidth_is_no_slower():
     q = pd.DataFrame({"workload": ["llm", "cnn"] * 2, "card_type": ["H20"] * 2 + ["H20 141GB"] * 2, "cards": [8, 1] * 2})
     rate = fitted.predict(q)
     assert rate[2] >= rate[0] and rate[3] >= rate[1]
+
+
+def test_one_dies_cards_keep_one_efficiency_so_a_memory_gain_stays_memorys():
+    """An H200 SXM is an H100 SXM's die at its power on faster memory: where the shares are held
+    (a firm share prior, as a file of one compute peak leaves them), its gain must not be read as a
+    better compute efficiency (Hyper.lam_die); untied, the fit credits part of it there."""
+    rows = []
+    for i, ratio in enumerate([1.22, 1.25, 1.28, 1.2, 1.3, 1.24]):
+        rows += [(f"w{i}", "H100 SXM", 1, 100.0 * (i + 1)), (f"w{i}", "H200 SXM", 1, 100.0 * (i + 1) * ratio)]
+    data = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
+    held = {"share_prior": (0.7, 0.2, 0.1), "lam_theta0": 10.0, "lam_group": 10.0, "adapt_shrink": False, "lam_share": 10.0}
+    gain = {}
+    for lam in (0.0, Hyper().lam_die):
+        model = ThroughputModel(hyper=Hyper(lam_die=lam, **held)).fit(data)
+        gain[lam] = model.efficiency("H200 SXM") / model.efficiency("H100 SXM")
+    assert gain[Hyper().lam_die] == pytest.approx(1.0, abs=0.01)
+    assert gain[0.0] > 1.03

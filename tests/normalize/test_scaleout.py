@@ -56,10 +56,10 @@ def test_held_out_scaleout_beats_linear_scaling():
     assert np.median(e) < 0.35
 
 
-@pytest.mark.parametrize("terms", [{}, {"lam_serial": 1.0}])
+@pytest.mark.parametrize("terms", [{}, {"lam_serial": 1.0}, {"lam_die": 30.0}])
 def test_gradient_matches_finite_differences(terms):
     # the fit's analytic gradient, scale-out term included, against central differences; with the
-    # serial fraction switched on too
+    # serial fraction switched on too, and the H100 and H200 efficiencies tied
     rows = [
         ("a", "H100", 8, 1.0),
         ("a", "H100", 64, 6.0),
@@ -73,7 +73,8 @@ def test_gradient_matches_finite_differences(terms):
         ("b", "L4", 1, 0.02),
         ("a", "B200", 8, 3.0),
         ("b", "V100", 8, 0.2),
-    ]  # fmt: skip  (power-limited cards: kappa's gradient; B200 and V100: the format shares')
+        ("b", "H200", 1, 0.07),
+    ]  # fmt: skip  (power-limited cards: kappa's gradient; B200 and V100: the format shares'; H200: one die with the H100)
     data = pd.DataFrame(rows, columns=["workload", "card_type", "cards", "throughput"])
     model = ThroughputModel(hyper=Hyper(**terms)).fit(data)
     f, p = model._objective, model._solution + 0.05 * np.random.default_rng(0).standard_normal(len(model._solution))
