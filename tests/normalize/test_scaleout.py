@@ -56,10 +56,10 @@ def test_held_out_scaleout_beats_linear_scaling():
     assert np.median(e) < 0.35
 
 
-@pytest.mark.parametrize("terms", [{}, {"lam_serial": 1.0}, {"lam_die": 30.0}])
+@pytest.mark.parametrize("terms", [{}, {"lam_serial": 1.0}, {"lam_die": 0.0}])
 def test_gradient_matches_finite_differences(terms):
     # the fit's analytic gradient, scale-out term included, against central differences; with the
-    # serial fraction switched on too, and the H100 and H200 efficiencies tied
+    # serial fraction switched on too; the H100's and H200's efficiencies tied (the default) and not
     rows = [
         ("a", "H100", 8, 1.0),
         ("a", "H100", 64, 6.0),
