@@ -170,8 +170,8 @@ class Hyper:
     # two cards of one die at one power (cards.same_die: H100 SXM and H200 SXM) toward one offset
     # from their centres (their calibrated offsets, power deficits): their compute is one, so a gain
     # of one over the other is its memory's. Untied (0) a file of one compute peak credits the H200's
-    # gain to its efficiency and keeps the compute share high, which slows every card of less compute
-    # (TensorRT-LLM v0.13 alone 26.2% -> 24.1% tied; docs/normalize.md)
+    # gain to its efficiency and keeps the compute share high, which mispredicts every card of less
+    # compute (TensorRT-LLM v0.13 alone 26.2% -> 24.1% tied; docs/normalize.md)
     lam_die: float = 100.0
     lam_eta_unknown: float = 0.01  # efficiency of a card without specs (its only speed parameter)
     lam_uv: float = 1.0  # low-rank terms toward 0

@@ -255,8 +255,8 @@ class Objective:
             pi, pj = self.pools.die_pairs.T
             dd = de[pi] - de[pj]
             loss += h.lam_die * (dd**2).sum()
+            # no architecture gradient: one die is one architecture, so its centre cancels in dd
             geta += 2 * h.lam_die * (np.bincount(pi, dd, C) - np.bincount(pj, dd, C))
-            gea -= 2 * h.lam_die * (np.bincount(c_arch[pi], dd, A) - np.bincount(c_arch[pj], dd, A))
             gkap += 2 * h.lam_die * (dd * (deficit[pi] - deficit[pj])).sum()
         # all-reduce overhead
         d = k - kg[wg]
