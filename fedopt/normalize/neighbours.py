@@ -119,11 +119,12 @@ class OneCardRatios:
         ratios: dict[tuple, float | None] = {}
         for i, g, k, c, k0, n0 in rows:
             levels = self.one_card[wl[i]][1]
-            key = (g, k, c, k0, n0)
+            key = (g, k, c, k0, n0, name_tokens(str(wl[i])))
             if key not in ratios:
                 d = logs[(g, k, c)] - logs[(g, k0, n0)]
-                d = d[np.isfinite(d)]
-                ratios[key] = float(np.median(d)) if d.size else None
+                finite = np.isfinite(d)
+                names = [w for w, f in zip(self._lists[g], finite, strict=True) if f]
+                ratios[key] = alike_median(d[finite], names, key[-1]) if finite.any() else None
             named = None if self.reference is None else self.reference.named_log_ratio(str(wl[i]), k0, k)
             if named is not None:  # the calibration's namesakes, linear in the count like _from_reference
                 theirs = float(np.log(self.linear_level(str(wl[i]), n0, c))) + named
@@ -222,6 +223,46 @@ class ReferenceRatios:
             return None
         q25, q50, q75 = np.percentile(d, [25, 50, 75])
         return float(q50) if q75 - q25 < REFERENCE_MAX_IQR else None
+
+
+SPLIT_MIN_NEIGHBOURS = 4  # a one-card workload's neighbours split by a name token only when at least this many
+SPLIT_MIN_GAIN = 0.5  # ... and when the split removes at least this share of their ratios' spread
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def name_tokens(workload: str) -> frozenset[str]:
+    """The words of a workload name (lower case; split at spaces, ``/``, ``-`` and punctuation, ``_``
+    and ``.`` kept: ``q4_0``, ``v5.1``), a word of letters then digits also as its letters (``pp512``:
+    ``pp``, the phase, beside ``pp512``); bare numbers left out: an accuracy target (MLPerf's ``99``),
+    a length or a batch size says little about a job on its own, and ``99`` split MLPerf Inference's
+    five neighbours by chance (v3.1 Server's workloads seen on one card 20.3 -> 21.8%).
+    ``llamacpp-llama2/7B q4_0 tg`` -> llamacpp, llama2, llama, 7b, q4_0, tg."""
+    words = [t for t in re.split(r"[\s/,;:()\-]+", workload.lower()) if t and not re.fullmatch(r"[\d.]+", t)]
+    stems = [m.group(1) for t in words if (m := re.fullmatch(r"([a-z]{2,})\d+", t))]
+    return frozenset(words + stems)
+
+
+def alike_median(d: np.ndarray, names: list[str], tokens: frozenset[str]) -> float:
+    """Median of the neighbours' log ratios ``d``, over those that share the one word of the
+    workload's name which best splits them, where one does: llama.cpp's prompt processing (``pp``)
+    and decoding (``tg``) of one model run near the compute ratio and near the bandwidth ratio between a
+    Mac and a GPU, so the median over both phases fits neither. A split counts when
+    each side has two or more neighbours and it removes ``SPLIT_MIN_GAIN`` of the absolute
+    deviations from the median; else the median over all."""
+    if d.size < SPLIT_MIN_NEIGHBOURS:
+        return float(np.median(d))
+    spread = float(np.abs(d - np.median(d)).sum())
+    best, best_gain = None, SPLIT_MIN_GAIN
+    for t in sorted(tokens):
+        inside = np.array([t in name_tokens(n) for n in names])
+        if not 2 <= inside.sum() <= d.size - 2:
+            continue
+        a, b = d[inside], d[~inside]
+        left = float(np.abs(a - np.median(a)).sum() + np.abs(b - np.median(b)).sum())
+        gain = 1.0 - left / spread if spread > 0 else 0.0
+        if gain > best_gain:
+            best, best_gain = inside, gain
+    return float(np.median(d if best is None else d[best]))
 
 
 @functools.lru_cache(maxsize=1 << 16)  # asked once per query row

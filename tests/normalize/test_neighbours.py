@@ -15,9 +15,13 @@ from fedopt.normalize.neighbours import (
     REFERENCE_MAX_IQR,
     REFERENCE_NAME_BOUND,
     REFERENCE_NAME_WEIGHT,
+    SPLIT_MIN_GAIN,
+    SPLIT_MIN_NEIGHBOURS,
     OneCardRatios,
     ReferenceRatios,
+    alike_median,
     benchmark_name,
+    name_tokens,
 )
 
 
@@ -55,6 +59,59 @@ def test_apply_scales_the_measured_level_by_the_median_ratio():
     r.apply(predict, np.array(["solo"], dtype=object), ["C"], np.array([2.0]), out, True)
     # its level at its nearest measured count (1 card of A) times the neighbours' 2 cards of C over 1 of A
     assert out[0] == pytest.approx(10.0 * 6.0)
+
+
+def test_name_tokens_split_at_separators_keep_formats_and_drop_bare_numbers():
+    assert name_tokens("llamacpp-llama2/7B q4_0 tg") == {"llamacpp", "llama2", "llama", "7b", "q4_0", "tg"}
+    assert name_tokens("mlperf-inf-v5.1/llama3.1-405b-99") == {"mlperf", "inf", "v5.1", "llama3.1", "405b"}
+    # a phase glued to its length is also the phase; a length alone is no word
+    assert name_tokens("llamacpp-llama3/70B F16 pp1024") >= {"pp", "pp1024", "f16"}
+    assert not name_tokens("trtllm/GPTJ 6B 128/2048") & {"128", "2048"}
+
+
+def _phases() -> tuple[list[str], np.ndarray]:
+    # log ratios Mac / GPU: prompt processing (compute) ~ -2.3, decoding (bandwidth) ~ -0.3
+    names = ["s/7B f16 pp", "s/70B q4_0 pp", "s/7B q4_0 pp", "s/7B f16 tg", "s/70B q4_0 tg", "s/7B q4_0 tg"]
+    return names, np.array([-2.2, -2.4, -2.3, -0.3, -0.2, -0.35])
+
+
+def test_the_neighbours_sharing_the_word_that_splits_them_give_the_ratio():
+    names, d = _phases()
+    assert len(d) >= SPLIT_MIN_NEIGHBOURS
+    assert np.median(d) == pytest.approx(-1.275)  # both phases: fits neither
+    # a decoding job's ratio is its phase's; "7b" or "q4_0" would split the ratios far less
+    assert alike_median(d, names, name_tokens("s/70B f16 tg")) == pytest.approx(-0.3)
+    assert alike_median(d, names, name_tokens("s/70B f16 pp")) == pytest.approx(-2.3)
+
+
+def test_no_split_without_a_telling_word_or_enough_neighbours():
+    names, d = _phases()
+    # no word of the name splits them (only the prefix, shared by all): the median over all
+    assert alike_median(d, names, name_tokens("s/13B q8_0 xx")) == pytest.approx(np.median(d))
+    # three neighbours: too few to split
+    assert alike_median(d[[0, 3, 4]], [names[i] for i in (0, 3, 4)], name_tokens("s/7B tg")) == pytest.approx(-0.3)
+    # a split that removes less than SPLIT_MIN_GAIN of the spread is not taken
+    flat = np.array([-1.0, -1.1, -0.9, -1.05, -0.95, -1.2])
+    inside = np.array([n.endswith("pp") for n in names])
+    a, b = flat[inside], flat[~inside]
+    gain = 1 - (np.abs(a - np.median(a)).sum() + np.abs(b - np.median(b)).sum()) / np.abs(flat - np.median(flat)).sum()
+    assert gain < SPLIT_MIN_GAIN
+    assert alike_median(flat, names, name_tokens("s/x pp")) == pytest.approx(np.median(flat))
+
+
+def test_apply_takes_the_ratio_of_the_neighbours_of_the_same_phase():
+    names, d = _phases()
+    measured = {("s/13B tg", "MAC", 1): 10.0}
+    for w, r in zip(names, d, strict=True):
+        measured |= {(w, "MAC", 1): 1.0, (w, "GPU", 1): float(np.exp(-r))}
+    r = OneCardRatios(measured, {w: 0 for w, _, _ in measured})
+
+    def predict(wl, keys, n, use_measured, scaleout):
+        return np.array([measured[(w, k, int(c))] for w, k, c in zip(wl, keys, n, strict=True)])
+
+    out = np.array([1.0])
+    r.apply(predict, np.array(["s/13B tg"], dtype=object), ["GPU"], np.array([1.0]), out, True)
+    assert out[0] == pytest.approx(10.0 * np.exp(0.3))  # decoding's ratio, not the median over both phases (3.6x)
 
 
 def _table(logs: dict[str, tuple[list[float | None], list[str]]]) -> ReferenceRatios:
