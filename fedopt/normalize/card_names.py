@@ -218,6 +218,14 @@ _FAMILIES = [
     ("trainium", r"\btrainium(?: ?1)?\b(?! ?\d)|\btrn ?1\b"),  # not a later generation ("trainium 4")
     ("inferentia2", r"\binferentia ?2\b|\binf ?2\b"),
     ("mlu370", r"\bmlu ?370"),
+    # China's other accelerators (catalog_supplement.csv: press and cloud-provider figures)
+    ("br100", r"\bbr ?100\b"),
+    ("br104", r"\bbr ?104\b"),
+    ("mtts4000", r"\b(?:mtt ?)?s ?4000\b"),
+    ("biv100", r"\bbi ?v?100\b|\btiangai ?100\b"),
+    ("c500", r"\b(?:mx)?c ?500\b"),
+    ("bw1000", r"\bbw ?1000\b"),
+    ("k100ai", r"\bk100ai\b"),
     *_APPLE_FAMILIES,
     # Qualcomm Cloud AI 100 (clean_name writes "Cloud AI 100" as "qaic100"); the Pro when no SKU is written
     ("aic100ultra", r"\bq?aic ?100\b.*\bultra\b"),
@@ -360,6 +368,13 @@ ARCH = {
     "trainium3": "aws-neuron",
     "inferentia2": "aws-neuron",
     "mlu370": "cambricon-mlu",
+    "br100": "biren-br",
+    "br104": "biren-br",
+    "mtts4000": "moorethreads-musa",
+    "biv100": "iluvatar-corex",
+    "c500": "metax-maca",
+    "bw1000": "hygon-dcu",
+    "k100ai": "hygon-dcu",
     "aic100": "qualcomm-aic100",
     "aic100standard": "qualcomm-aic100",
     "aic100ultra": "qualcomm-aic100",
@@ -396,6 +411,8 @@ def clean_name(name: str) -> str:
     s = re.sub(r"(\d)(m)(16|32|40|80)\b", r"\1 \2\3", s)
     s = re.sub(r"\b\d{1,4} ?x(?!tx?\b)(?= ?[a-z])", " ", s)  # a system's card count: "8x h100", "4xv100"; not "7900 xt"
     s = re.sub(r"\b(?:cloud )?ai ?100\b", "qaic100", s)  # Qualcomm's card: "cloud" and "ai" are dropped words
+    s = re.sub(r"\bk ?100 ai\b", "k100ai", s)  # Hygon's K100_AI ("ai" is a dropped word), not the K100
+    s = re.sub(r"\bbi ?v ?100\b", "biv100", s)  # Iluvatar's BI-V100, not a V100
     s = _VGPU.sub(_vgpu_board, s)  # a vGPU type's board letters: "h100xm 80c" -> "h100 sxm 80gb"
     # a workstation card named by its generation, whose word is dropped below: "RTX 6000 Blackwell" is the RTX PRO
     s = re.sub(r"\brtx ?(2000|4000|4500|5000|6000) blackwell\b", r"rtx pro \1", s)

@@ -177,6 +177,17 @@ NAMES = {
     "Huawei Ascend 950PR": "Ascend-950PR",
     "Ascend950DT": "Ascend-950DT",
     "Cambricon MLU370-X8": "MLU370-X8",
+    # China's other accelerators; Iluvatar's BI-V100 is not a V100, Hygon's K100_AI not its K100 (no figures)
+    "Biren BR100": "BR100",
+    "BR104": "BR104",
+    "Moore Threads MTT S4000": "MTT-S4000",
+    "Iluvatar BI-V100": "BI-V100",
+    "Tiangai 100": "BI-V100",
+    "MetaX C500": "C500",
+    "MXC500": "C500",
+    "Hygon DCU BW1000": "BW1000",
+    "K100_AI": "K100-AI",
+    "Hygon DCU K100-AI": "K100-AI",
     # Qualcomm Cloud AI 100 cards as MLPerf Inference systems name them; the Pro when no SKU is written
     "QUALCOMM Cloud AI 100 Standard": "AIC100-Standard",
     "Qualcomm Cloud AI 100 Pro": "AIC100-Pro",
@@ -254,7 +265,7 @@ def test_a_later_generation_is_not_read_as_an_earlier_one():
     # "Trainium 3" was the first Trainium (a thirteenth of its peak) until 2026-12-07; a name no card
     # of the catalog carries gets no specs rather than another generation's
     res = CardResolver()
-    for name in ("AWS Trainium 4", "Trn4", "Ascend 950", "GeForce GTX 950"):
+    for name in ("AWS Trainium 4", "Trn4", "Ascend 950", "GeForce GTX 950", "Hygon DCU K100", "Biren BR106"):
         assert res.resolve(name) is None, name
     assert res.resolve("AWS Trainium").id == "Trainium"
 
