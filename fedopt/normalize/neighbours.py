@@ -7,6 +7,9 @@ of the group's workloads measured on two cards or more better than both (24%; ML
 12.7%; ``normalize --evaluate --one-card``), and of those among them that ran on both cards
 better still where suites share few cards (MLPerf 12.3% -> 11.2%, held-out MLPerf Training 27%
 -> 10-16%): the item-based collaborative-filtering answer for a new row of the job x card matrix.
+Where a word of the workload's name splits its neighbours' ratios (llama.cpp's ``pp`` and ``tg``: prompt
+processing and decoding of one model, far apart between a Mac and a GPU), only its side counts
+(:func:`alike_median`; llama.cpp's sets 62.8 -> 32.8% and 24.5 -> 4.6%).
 
 A group with no such workload (every job of the file ran on one card type) borrows the calibration's
 workloads as neighbours (:class:`ReferenceRatios`), within a bound around the model's own ratio:
