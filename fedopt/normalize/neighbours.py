@@ -17,7 +17,8 @@ unbounded they won on most held-out sets but doubled the error of jobs unlike th
 (llama.cpp decoding on consumer cards, whose calibrated neighbours are training jobs). A workload
 named as a calibration benchmark (:func:`benchmark_name`: ``llama2-70b`` and
 ``mlperf-inf-v4.1/llama2-70b-99``) takes that benchmark's ratio first, within a wider bound: the
-same job in another round is a closer neighbour than every job of the calibration. Beside a file's
+same job in another round is a closer neighbour than every job of the calibration; of that
+benchmark's workloads, those sharing the most words of the name (``fp32``, ``inf``, a round). Beside a file's
 own neighbours, that benchmark's ratio counts half: the file's neighbours ran on its systems and
 software, the namesake is the same job.
 """
@@ -184,22 +185,29 @@ class ReferenceRatios:
         self.logs = np.array([w["log_rate"] for w in rates], dtype=float)  # None (predicted not to fit) -> nan
         self.ran_on = np.zeros(self.logs.shape, dtype=bool)
         self.of_name: dict[str, list[int]] = {}  # benchmark name -> its rows
+        self.names = list(table["workloads"])
         for i, (name, w) in enumerate(table["workloads"].items()):
             self.ran_on[i, [self.card_index[c] for c in w["measured_on"] if c in self.card_index]] = True
             self.of_name.setdefault(benchmark_name(name), []).append(i)
         self._ratios: dict[tuple[str, str], float | None] = {}
-        self._named: dict[tuple[str, str, str], float | None] = {}
+        self._named: dict[tuple, float | None] = {}
 
     def named_log_ratio(self, workload: str, card: str, other: str) -> float | None:
         """Median log(throughput on ``other`` / on ``card``) over the calibration's workloads of
         ``workload``'s benchmark name (measured on either card or not: the calibrated model's rate of
-        that job), or None when none has that name or the cards are not in the table."""
-        key = (benchmark_name(workload), card, other)
+        that job) that share the most words of its name (:func:`name_tokens`: a PyTorch ``fp32``
+        ResNet-50 takes TensorFlow's FP32 one, not its FP16 one; an inference ``bert-99`` the
+        inference BERT, not the training ones), or None when none has that name or the cards are
+        not in the table."""
+        tokens = name_tokens(workload)
+        key = (benchmark_name(workload), tokens, card, other)
         if key not in self._named:
-            rows = self.of_name.get(key[0])
+            rows = np.array(self.of_name.get(key[0], []), dtype=int)
             a, b = self._indices(card, other)
-            d = np.array([]) if not rows or a is None or b is None else self.logs[rows, b] - self.logs[rows, a]
-            d = d[np.isfinite(d)]
+            d = np.array([]) if not rows.size or a is None or b is None else self.logs[rows, b] - self.logs[rows, a]
+            finite = np.isfinite(d)
+            shared = np.array([len(name_tokens(self.names[r]) & tokens) for r in rows[finite]], dtype=int)
+            d = d[finite][shared == shared.max()] if shared.size else d[finite]
             self._named[key] = float(np.median(d)) if d.size else None
         return self._named[key]
 

@@ -202,6 +202,22 @@ def test_a_workload_named_as_a_calibration_benchmark_takes_that_benchmark_s_rati
     assert out.tolist() == pytest.approx([15.0, 10.0 * np.exp(0.1), 10.0 * np.exp(0.9), 10.0 * np.exp(0.3)])
 
 
+def test_of_a_benchmark_s_workloads_those_sharing_the_most_words_of_the_name_count():
+    # three calibration "resnet50"s: B/A e^1.0 at fp16, e^0.2 at fp32, and a bf16 one predicted not to fit on B
+    r = _table(
+        {
+            "tf-fp16/resnet50": ([0.0, 1.0, 0.0], ["A", "B"]),
+            "tf-fp32/resnet50": ([0.0, 0.2, 0.0], ["A", "B"]),
+            "tf-bf16/resnet50": ([0.0, None, 0.0], ["A"]),
+        }
+    )
+    assert r.named_log_ratio("pt-fp32/resnet50", "A", "B") == pytest.approx(0.2)  # shares fp32 (and fp, resnet50, resnet)
+    assert r.named_log_ratio("pt-fp16/resnet50", "A", "B") == pytest.approx(1.0)
+    assert r.named_log_ratio("ResNet50", "A", "B") == pytest.approx(0.6)  # no word tells them apart: the median of both
+    assert r.named_log_ratio("pt-bf16/resnet50", "A", "B") == pytest.approx(0.6)  # its closest does not fit: the others
+    assert r.named_log_ratio("pt-bf16/resnet50", "A", "C") == pytest.approx(0.0)  # ... but on C it does
+
+
 def test_beside_the_file_s_neighbours_a_calibration_namesake_counts_half():
     # "bert" ran on A only (10 at 1 card) in a file whose neighbours a1-a3 say B = 2 x A; the
     # calibration's "bert" says B = 8 x A (e^ln 8). "solo" has no namesake: the neighbours' ratio alone
