@@ -202,13 +202,15 @@ class ReferenceRatios:
         tokens = name_tokens(workload)
         key = (benchmark_name(workload), tokens, card, other)
         if key not in self._named:
+            self._named[key] = None
             rows = np.array(self.of_name.get(key[0], []), dtype=int)
             a, b = self._indices(card, other)
-            d = np.array([]) if not rows.size or a is None or b is None else self.logs[rows, b] - self.logs[rows, a]
-            finite = np.isfinite(d)
-            shared = np.array([len(name_tokens(self.names[r]) & tokens) for r in rows[finite]], dtype=int)
-            d = d[finite][shared == shared.max()] if shared.size else d[finite]
-            self._named[key] = float(np.median(d)) if d.size else None
+            if rows.size and a is not None and b is not None:
+                d = self.logs[rows, b] - self.logs[rows, a]
+                known = np.isfinite(d)  # a namesake predicted not to fit on either card is none
+                shared = np.array([len(name_tokens(self.names[r]) & tokens) for r in rows[known]], dtype=int)
+                if shared.size:
+                    self._named[key] = float(np.median(d[known][shared == shared.max()]))
         return self._named[key]
 
     def _indices(self, card: str, other: str) -> tuple[int | None, int | None]:
